@@ -1,0 +1,22 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Errand",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "Errand", targets: ["Errand"])
+    ],
+    dependencies: [],
+    targets: [
+        .target(name: "Errand"),
+        // Loopback HTTP server for tests, examples and benchmarks; deliberately not a product.
+        .target(name: "ErrandTestServer"),
+        // Scenarios shared by the loopback suite and the httpbin interop suite.
+        .target(name: "ErrandScenarios", dependencies: ["Errand"], path: "Tests/ErrandScenarios"),
+        .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTestServer", "ErrandScenarios"]),
+        .testTarget(name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"]),
+        .executableTarget(name: "QuickStart", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/QuickStart"),
+    ],
+    swiftLanguageModes: [.v6]
+)

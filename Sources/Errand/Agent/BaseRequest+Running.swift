@@ -1,0 +1,48 @@
+import Foundation
+
+/// Starting a request through ``NetworkAgent/shared``. Each method has a twin on
+/// ``NetworkAgent`` that takes the request as its first argument.
+extension BaseRequest {
+    /// Starts the request; one of the closures runs on ``NetworkConfig/callbackQueue`` when it ends.
+    ///
+    /// From main-actor code with the default callback queue, touch main-actor state inside
+    /// `MainActor.assumeIsolated { … }`, or use ``response(ignoreCache:)`` instead.
+    @discardableResult
+    public func start(
+        success: (@Sendable (RequestTask) -> Void)? = nil, failure: (@Sendable (RequestTask) -> Void)? = nil
+    ) -> RequestTask {
+        NetworkAgent.shared.start(self, success: success, failure: failure)
+    }
+
+    /// Starts the request; `delegate`, held weakly, is told on the main queue when it ends.
+    @discardableResult
+    public func start(delegate: any RequestDelegate) -> RequestTask {
+        NetworkAgent.shared.start(self, delegate: delegate)
+    }
+
+    /// Starts the request without reading the cache first; a fresh response is still stored.
+    @discardableResult
+    public func startWithoutCache(
+        success: (@Sendable (RequestTask) -> Void)? = nil, failure: (@Sendable (RequestTask) -> Void)? = nil
+    ) -> RequestTask {
+        NetworkAgent.shared.startWithoutCache(self, success: success, failure: failure)
+    }
+
+    /// Sends the request and returns its validated response; `ignoreCache` skips the cache read.
+    ///
+    /// Cancelling the calling Swift task cancels the request, which then throws ``ErrandError/cancelled``.
+    public func response(ignoreCache: Bool = false) async throws(ErrandError) -> Response {
+        try await NetworkAgent.shared.response(self, ignoreCache: ignoreCache)
+    }
+
+    /// Sends the request and decodes its JSON body as `type`.
+    public func decoded<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws(ErrandError) -> T {
+        try await NetworkAgent.shared.decoded(self, as: type, decoder: decoder)
+    }
+
+    /// The cached response, never the network.
+    /// - Throws: ``ErrandError/cacheMiss(_:)`` with the reason no entry could be served.
+    public func loadCache() throws(ErrandError) -> Response {
+        try NetworkAgent.shared.loadCache(self)
+    }
+}

@@ -1,0 +1,256 @@
+import Dispatch
+import Foundation
+
+/// One execution of a request: its state while it runs, and its response or error after.
+///
+/// A task calls back exactly once — success or failure, `.cancelled` included — and then drops
+/// its callbacks, so closures capturing a view controller do not keep it alive.
+public final class RequestTask: Sendable {
+    /// The request this task executes.
+    public let request: any BaseRequest
+
+    private let state: Locked<State>
+    private let cancellationHandler: @Sendable (RequestTask) -> Void
+
+    init(request: any BaseRequest, completion: Completion, onCancel: @escaping @Sendable (RequestTask) -> Void) {
+        self.request = request
+        self.state = Locked(State(completion: completion, accessories: request.requestAccessories))
+        self.cancellationHandler = onCancel
+    }
+
+    // MARK: Public state
+
+    /// A number of the caller's choosing, to tell tasks apart in shared callbacks. Default `0`.
+    public var tag: Int {
+        get { state.withLock { $0.tag } }
+        set { state.withLock { $0.tag = newValue } }
+    }
+
+    /// Values of the caller's choosing carried with the task. Default empty.
+    public var userInfo: [String: any Sendable] {
+        get { state.withLock { $0.userInfo } }
+        set { state.withLock { $0.userInfo = newValue } }
+    }
+
+    /// Whether ``cancel()`` was called before the task finished.
+    public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+    /// Whether the task has started and not yet finished; a task waiting in the agent's queue counts.
+    public var isExecuting: Bool {
+        state.withLock {
+            switch $0.phase {
+            case .queued, .running: true
+            case .created, .finished: false
+            }
+        }
+    }
+
+    /// The response, once one arrived — also when validation then failed it, so the body of a
+    /// 404 can be read. `nil` when the request failed before the server answered.
+    public var response: Response? { state.withLock { $0.response } }
+
+    /// Why the task failed; `nil` while it runs and after success.
+    public var error: ErrandError? { state.withLock { $0.error } }
+
+    /// The response status code; `0` until a response arrives.
+    public var responseStatusCode: Int { response?.statusCode ?? 0 }
+
+    /// The response header fields; empty until a response arrives.
+    public var responseHeaders: [String: String] { response?.headers ?? [:] }
+
+    /// The response body; `nil` until a response arrives.
+    public var responseData: Data? { response?.data }
+
+    /// The response body as text; see ``Response/string``.
+    public var responseString: String? { response?.string }
+
+    /// The response body parsed as JSON; see ``Response/jsonObject``.
+    public var responseJSONObject: Any? { response?.jsonObject }
+
+    /// Whether the response was served from the cache.
+    public var isDataFromCache: Bool { response?.isDataFromCache ?? false }
+
+    /// Adds an observer of this task's stop: it is told around the callback. The task has
+    /// already started, so only accessories named by ``BaseRequest/requestAccessories`` see the start.
+    public func addAccessory(_ accessory: any RequestAccessory) {
+        state.withLock { $0.accessories.append(accessory) }
+    }
+
+    /// Stops the task. Its failure callback runs with ``ErrandError/cancelled`` unless it had
+    /// already finished; calling `cancel()` again does nothing.
+    public func cancel() {
+        let (didCancel, transportTask) = state.withLock { state -> (Bool, (any TransportTask)?) in
+            guard !state.isCancelled, !state.phase.isFinished else { return (false, nil) }
+            state.isCancelled = true
+            if case .running(let task) = state.phase { return (true, task) }
+            return (true, nil)
+        }
+        guard didCancel else { return }
+        transportTask?.cancel()
+        cancellationHandler(self)
+    }
+
+    // MARK: Driven by the agent
+
+    /// How the task reports its outcome.
+    enum Completion: Sendable {
+        case closures(success: (@Sendable (RequestTask) -> Void)?, failure: (@Sendable (RequestTask) -> Void)?)
+        case delegate(WeakDelegate)
+        case continuation(@Sendable (Result<Response, ErrandError>) -> Void)
+    }
+
+    struct WeakDelegate: Sendable {
+        weak var delegate: (any RequestDelegate)?
+    }
+
+    enum Phase {
+        case created
+        case queued
+        case running(any TransportTask)
+        case finished
+
+        var isFinished: Bool {
+            if case .finished = self { return true }
+            return false
+        }
+    }
+
+    private struct State {
+        var completion: Completion?
+        var accessories: [any RequestAccessory]
+        var tag = 0
+        var userInfo: [String: any Sendable] = [:]
+        var phase = Phase.created
+        var isCancelled = false
+        var transportRequest: TransportRequest?
+        var head: (statusCode: Int, headers: [String: String])?
+        var body = Data()
+        var response: Response?
+        var error: ErrandError?
+        var startTime = DispatchTime.now()
+    }
+
+    var accessories: [any RequestAccessory] { state.withLock { $0.accessories } }
+
+    /// Whether the transport is sending the request now, as opposed to its waiting or being done.
+    var isSending: Bool {
+        state.withLock {
+            if case .running = $0.phase { return true }
+            return false
+        }
+    }
+    var transportRequest: TransportRequest? { state.withLock { $0.transportRequest } }
+    var startTime: DispatchTime { state.withLock { $0.startTime } }
+
+    /// Marks the task as waiting for a slot; `false` when it was cancelled first.
+    func enqueue(_ transportRequest: TransportRequest) -> Bool {
+        state.withLock {
+            guard !$0.isCancelled, case .created = $0.phase else { return false }
+            $0.phase = .queued
+            $0.transportRequest = transportRequest
+            $0.startTime = .now()
+            return true
+        }
+    }
+
+    /// Records the transport task once sending began; `false` when the task finished meanwhile.
+    func began(_ transportTask: any TransportTask) -> Bool {
+        state.withLock {
+            guard case .queued = $0.phase else { return false }
+            $0.phase = .running(transportTask)
+            return true
+        }
+    }
+
+    /// Accumulates the response head and body.
+    func record(_ event: TransportEvent) {
+        state.withLock {
+            switch event {
+            case .responseHead(let statusCode, let headers): $0.head = (statusCode, headers)
+            case .body(let chunk): $0.body.append(chunk)
+            case .uploadProgress, .completed: break
+            }
+        }
+    }
+
+    /// The response assembled from what the transport delivered; `nil` if no head arrived.
+    func receivedResponse() -> Response? {
+        state.withLock { state in
+            state.head.map { Response(statusCode: $0.statusCode, headers: $0.headers, data: state.body) }
+        }
+    }
+
+    /// What finishing a task hands back to the agent.
+    struct Finish {
+        let wasRunning: Bool
+        let wasQueued: Bool
+    }
+
+    /// Records the outcome; `nil` when the task had already finished, so each task finishes once.
+    func finish(response: Response?, error: ErrandError?) -> Finish? {
+        state.withLock {
+            let finish: Finish
+            switch $0.phase {
+            case .finished: return nil
+            case .created: finish = Finish(wasRunning: false, wasQueued: false)
+            case .queued: finish = Finish(wasRunning: false, wasQueued: true)
+            case .running: finish = Finish(wasRunning: true, wasQueued: false)
+            }
+            $0.phase = .finished
+            $0.response = response
+            $0.error = error
+            return finish
+        }
+    }
+
+    /// Runs the accessories and the one callback, on `callbackQueue` — or the main queue for a
+    /// delegate, or inline for `async` callers — and drops the callbacks.
+    func deliver(on callbackQueue: DispatchQueue) {
+        let (completion, outcome) = state.withLock { state in
+            defer { state.completion = nil }
+            let outcome: Result<Response, ErrandError> =
+                if let error = state.error { .failure(error) } else if let response = state.response {
+                    .success(response)
+                } else { .failure(.cancelled) }
+            return (state.completion, outcome)
+        }
+        guard let completion else { return }
+        let accessories = self.accessories
+        let run: @Sendable () -> Void = {
+            accessories.forEach { $0.requestWillStop(self) }
+            switch completion {
+            case .closures(let success, let failure):
+                if case .success = outcome { success?(self) } else { failure?(self) }
+            case .delegate(let box):
+                MainActor.assumeIsolated {
+                    if case .success = outcome { box.delegate?.requestFinished(self) } else { box.delegate?.requestFailed(self) }
+                }
+            case .continuation(let resume):
+                resume(outcome)
+            }
+            accessories.forEach { $0.requestDidStop(self) }
+        }
+        switch completion {
+        case .closures: callbackQueue.async(execute: run)
+        case .delegate: DispatchQueue.main.async(execute: run)
+        case .continuation: run()
+        }
+    }
+}
+
+extension RequestTask: CustomStringConvertible {
+    /// The request's type, method and URL, its outcome, header fields and a `curl` command
+    /// that repeats it — credentials, cookies and token-like arguments redacted.
+    public var description: String {
+        let (transportRequest, response, error) = state.withLock { ($0.transportRequest, $0.response, $0.error) }
+        let name = String(describing: type(of: request))
+        guard let transportRequest else {
+            return "<RequestTask \(name): not started\(error.map { ", \($0)" } ?? "")>"
+        }
+        let outcome = error.map { "failed: \($0)" } ?? response.map { "\($0.statusCode)" } ?? "running"
+        var lines = ["<RequestTask \(name): \(transportRequest.method) \(Redactor.url(transportRequest.url)) → \(outcome)>"]
+        lines += Redactor.headers(transportRequest.headers).map { "  \($0.name): \($0.value)" }
+        lines.append(CurlCommand(request: transportRequest).description)
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,127 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Settings shared by every request an agent runs: where requests go, how URLs are filtered,
+/// where responses are cached and where callbacks are delivered.
+///
+/// Every property can be read and written at any time from any thread. Changing ``baseUrl``
+/// points every request that does not name its own base at a new server, which is how a
+/// whole app is switched to a test server.
+public final class NetworkConfig: Sendable {
+    /// The configuration ``NetworkAgent/shared`` uses.
+    public static let shared = NetworkConfig()
+
+    private struct State {
+        var baseUrl = ""
+        var cdnUrl = ""
+        var urlFilters: [any URLFilter] = []
+        var cacheDirPathFilters: [any CacheDirPathFilter] = []
+        var cacheDirectory = NetworkConfig.defaultCacheDirectory
+        var appVersion = NetworkConfig.defaultAppVersion
+        var callbackQueue = DispatchQueue.main
+        var sessionConfiguration = URLSessionConfiguration.default
+        var debugLogEnabled = false
+    }
+
+    private let state = Locked(State())
+
+    /// Creates a configuration with every setting at its default.
+    public init() {}
+
+    /// The base URL of requests that do not name their own, for example `"https://api.example.com/v1"`.
+    /// Default `""`.
+    public var baseUrl: String {
+        get { state.withLock { $0.baseUrl } }
+        set { state.withLock { $0.baseUrl = newValue } }
+    }
+
+    /// The base URL of requests with `useCDN` that do not name their own CDN URL. Default `""`.
+    public var cdnUrl: String {
+        get { state.withLock { $0.cdnUrl } }
+        set { state.withLock { $0.cdnUrl = newValue } }
+    }
+
+    /// The URL filters, in the order they run. Default empty.
+    public var urlFilters: [any URLFilter] {
+        state.withLock { $0.urlFilters }
+    }
+
+    /// Appends a filter that runs after those already added.
+    public func addUrlFilter(_ filter: any URLFilter) {
+        state.withLock { $0.urlFilters.append(filter) }
+    }
+
+    /// Removes every URL filter.
+    public func clearUrlFilters() {
+        state.withLock { $0.urlFilters.removeAll() }
+    }
+
+    /// The cache directory filters, in the order they run. Default empty.
+    public var cacheDirPathFilters: [any CacheDirPathFilter] {
+        state.withLock { $0.cacheDirPathFilters }
+    }
+
+    /// Appends a cache directory filter that runs after those already added.
+    public func addCacheDirPathFilter(_ filter: any CacheDirPathFilter) {
+        state.withLock { $0.cacheDirPathFilters.append(filter) }
+    }
+
+    /// Removes every cache directory filter.
+    public func clearCacheDirPathFilters() {
+        state.withLock { $0.cacheDirPathFilters.removeAll() }
+    }
+
+    /// The root of the response cache. Default: `Errand/LazyRequestCache` in the user's caches directory.
+    public var cacheDirectory: URL {
+        get { state.withLock { $0.cacheDirectory } }
+        set { state.withLock { $0.cacheDirectory = newValue } }
+    }
+
+    /// The app version cached responses were stored under; an entry stored under another
+    /// version is not served. Default: the main bundle's short version on Apple platforms, `""` elsewhere.
+    public var appVersion: String {
+        get { state.withLock { $0.appVersion } }
+        set { state.withLock { $0.appVersion = newValue } }
+    }
+
+    /// The queue success and failure closures, delegate calls and accessories run on. Default `.main`.
+    public var callbackQueue: DispatchQueue {
+        get { state.withLock { $0.callbackQueue } }
+        set { state.withLock { $0.callbackQueue = newValue } }
+    }
+
+    /// The session configuration an agent's default transport is created with. Default `.default`.
+    ///
+    /// Read once, when the agent creates its transport: set it before the first request.
+    public var sessionConfiguration: URLSessionConfiguration {
+        get { state.withLock { $0.sessionConfiguration } }
+        set { state.withLock { $0.sessionConfiguration = newValue } }
+    }
+
+    /// Whether every finished request logs one line (method, URL, status, duration, bytes) to
+    /// standard error, with credentials redacted. Default `false`.
+    public var debugLogEnabled: Bool {
+        get { state.withLock { $0.debugLogEnabled } }
+        set { state.withLock { $0.debugLogEnabled = newValue } }
+    }
+
+    private static var defaultCacheDirectory: URL {
+        let caches =
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+            ?? FileManager.default.temporaryDirectory
+        return caches.appendingPathComponent("Errand", isDirectory: true)
+            .appendingPathComponent("LazyRequestCache", isDirectory: true)
+    }
+
+    private static var defaultAppVersion: String {
+        #if canImport(Darwin)
+            Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String ?? ""
+        #else
+            ""
+        #endif
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One API call, declared as its own small type.
+///
+/// Conform a struct or a class and override only what differs from the defaults: usually
+/// ``url``, often ``method`` and ``arguments``, sometimes a ``jsonValidator`` or a cache time.
+///
+/// ```swift
+/// struct GetUserInfoApi: BaseRequest {
+///     let userId: String
+///     var url: String { "/users/\(userId)" }
+///     var jsonValidator: JSONValidator? { ["nick": .string, "level": .number] }
+/// }
+///
+/// let response = try await GetUserInfoApi(userId: "42").response()
+/// ```
+///
+/// Start it with ``start(success:failure:)``, ``start(delegate:)`` or ``response(ignoreCache:)``.
+public protocol BaseRequest: Sendable {
+    /// The path of the request relative to the base URL (`"/users"`), or an absolute URL,
+    /// which skips URL filters and the base. Default `""`.
+    ///
+    /// A relative `url` goes through ``NetworkConfig/urlFilters`` in order and is then resolved
+    /// against the base URL the way a browser resolves a link: `"users"` is appended to the
+    /// base's path, `"/users"` replaces it.
+    var url: String { get }
+
+    /// The base URL of this request; `""` uses ``NetworkConfig/baseUrl``. Default `""`.
+    var baseUrl: String { get }
+
+    /// The CDN base URL of this request; `""` uses ``NetworkConfig/cdnUrl``. Default `""`.
+    var cdnUrl: String { get }
+
+    /// Whether the request resolves against the CDN URL rather than the base URL. Default `false`.
+    var useCDN: Bool { get }
+
+    /// The HTTP method. Default ``HTTPMethod/get``.
+    var method: HTTPMethod { get }
+
+    /// The arguments: the query string for GET, HEAD and DELETE; the body for POST, PUT and
+    /// PATCH, encoded per ``requestSerializerType``. Default `nil`.
+    ///
+    /// Values may be strings, numbers, booleans, `NSNull`, arrays and dictionaries of those.
+    /// Keys are always written in sorted order, so equal arguments give equal requests.
+    var arguments: [String: any Sendable]? { get }
+
+    /// How a body built from ``arguments`` is encoded. Default ``RequestSerializerType/http``.
+    var requestSerializerType: RequestSerializerType { get }
+
+    /// How the response body is interpreted. Default ``ResponseSerializerType/json``.
+    var responseSerializerType: ResponseSerializerType { get }
+
+    /// Extra header fields. Default `[:]`.
+    var headers: [String: String] { get }
+
+    /// Credentials sent as an HTTP Basic `Authorization` header. Default `nil`.
+    var authorization: (username: String, password: String)? { get }
+
+    /// Seconds the request may wait for data before it fails with ``ErrandError/timedOut``. Default `60`.
+    var timeoutInterval: TimeInterval { get }
+
+    /// The shape the JSON response must have; a mismatch fails the request with
+    /// ``ErrandError/jsonValidation(path:expected:found:)``. Default `nil`, no check.
+    var jsonValidator: JSONValidator? { get }
+
+    /// Whether a response status code counts as success. Default: 200–299.
+    func statusCodeValidator(_ code: Int) -> Bool
+
+    /// Seconds a successful response is served from the cache; `-1` or `0` does not cache. Default `-1`.
+    var cacheTimeInSeconds: Int { get }
+
+    /// A version stamped on cached responses; bump it to stop serving older entries. Default `0`.
+    var cacheVersion: Int { get }
+
+    /// A value stamped on cached responses, such as a user id; an entry stored with another
+    /// value is not served. Default `nil`.
+    var cacheSensitiveData: String? { get }
+
+    /// The arguments that identify a cached response. Default: `arguments` unchanged.
+    ///
+    /// Remove tokens and timestamps here so that they do not split the cache.
+    func cacheKeyArguments(_ arguments: [String: any Sendable]?) -> [String: any Sendable]?
+
+    /// A file path a GET downloads its body to, resumably. Default `nil`, an in-memory response.
+    var resumableDownloadPath: String? { get }
+
+    /// The order among queued requests. Default ``RequestPriority/default``.
+    var priority: RequestPriority { get }
+
+    /// Observers of every task that runs this request, told before it starts and around its
+    /// callbacks. Default `[]`. To observe a single task, use ``RequestTask/addAccessory(_:)``.
+    var requestAccessories: [any RequestAccessory] { get }
+
+    /// A complete request to send instead of one built from ``url``, ``method``, ``arguments``,
+    /// ``headers`` and ``authorization``. Default `nil`.
+    func buildCustomURLRequest() -> URLRequest?
+}
+
+extension BaseRequest {
+    public var url: String { "" }
+    public var baseUrl: String { "" }
+    public var cdnUrl: String { "" }
+    public var useCDN: Bool { false }
+    public var method: HTTPMethod { .get }
+    public var arguments: [String: any Sendable]? { nil }
+    public var requestSerializerType: RequestSerializerType { .http }
+    public var responseSerializerType: ResponseSerializerType { .json }
+    public var headers: [String: String] { [:] }
+    public var authorization: (username: String, password: String)? { nil }
+    public var timeoutInterval: TimeInterval { 60 }
+    public var jsonValidator: JSONValidator? { nil }
+    public func statusCodeValidator(_ code: Int) -> Bool { (200...299).contains(code) }
+    public var cacheTimeInSeconds: Int { -1 }
+    public var cacheVersion: Int { 0 }
+    public var cacheSensitiveData: String? { nil }
+    public func cacheKeyArguments(_ arguments: [String: any Sendable]?) -> [String: any Sendable]? { arguments }
+    public var resumableDownloadPath: String? { nil }
+    public var priority: RequestPriority { .default }
+    public var requestAccessories: [any RequestAccessory] { [] }
+    public func buildCustomURLRequest() -> URLRequest? { nil }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// Everything that can make a request fail, as one enum to `switch` over.
+public enum ErrandError: Error, Sendable, Equatable {
+    /// No valid URL could be built; the payload is what was tried.
+    case invalidURL(String)
+    /// The status code was rejected by the request's `statusCodeValidator`.
+    case statusCode(Int)
+    /// The JSON response did not match the request's `jsonValidator`.
+    /// `path` locates the value (`$.user.nick`); `expected` and `found` name the kinds.
+    case jsonValidation(path: String, expected: String, found: String)
+    /// The arguments could not be encoded, or the body could not be read as the response
+    /// serializer type requires; the payload says which and why.
+    case serialization(String)
+    /// The connection failed; the `URLError` says how (`.cannotConnectToHost`, `.networkConnectionLost`, …).
+    case transport(URLError)
+    /// No data arrived within the request's `timeoutInterval`.
+    case timedOut
+    /// The request was cancelled, by `cancel()`, `cancelAllRequests()` or Swift task cancellation.
+    case cancelled
+    /// `loadCache()` found no usable cached response, for the given reason.
+    case cacheMiss(CacheMissReason)
+    /// The response could not be decoded into the requested `Decodable` type; the payload
+    /// names the type and the failing coding path.
+    case decoding(String)
+
+    /// Why a cached response could not be served.
+    public enum CacheMissReason: String, Sendable, Equatable, CaseIterable {
+        /// The request does not cache (`cacheTimeInSeconds <= 0`).
+        case disabled
+        /// Nothing is stored for the request.
+        case missing
+        /// The stored entry could not be read or is corrupt.
+        case unreadable
+        /// The entry is older than `cacheTimeInSeconds`.
+        case expired
+        /// The entry was stored under another `cacheVersion`.
+        case versionMismatch
+        /// The entry was stored with other `cacheSensitiveData`.
+        case sensitiveDataMismatch
+        /// The entry was stored under another `NetworkConfig.appVersion`.
+        case appVersionMismatch
+    }
+
+    /// Maps a transport's `URLError` to the case a caller switches on.
+    init(_ error: URLError) {
+        switch error.code {
+        case .timedOut: self = .timedOut
+        case .cancelled: self = .cancelled
+        default: self = .transport(error)
+        }
+    }
+}
+
+extension ErrandError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .invalidURL(let url):
+            "Invalid URL: \"\(url)\""
+        case .statusCode(let code):
+            "Unacceptable HTTP status code \(code)"
+        case .jsonValidation(let path, let expected, let found):
+            "JSON validation failed at \(path): expected \(expected), found \(found)"
+        case .serialization(let reason):
+            "Serialization failed: \(reason)"
+        case .transport(let error):
+            "Transport error \(error.code.rawValue) (\(error.localizedDescription))"
+                + (error.failingURL.map { " for \($0.absoluteString)" } ?? "")
+        case .timedOut:
+            "The request timed out"
+        case .cancelled:
+            "The request was cancelled"
+        case .cacheMiss(let reason):
+            "No usable cached response: \(reason.rawValue)"
+        case .decoding(let reason):
+            "Decoding failed: \(reason)"
+        }
+    }
+}
+
+extension ErrandError: LocalizedError {
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// The shape a JSON response must have, checked after the status code.
+///
+/// Write it as a literal: `["nick": .string, "level": .number]` is an object with those keys,
+/// `[.string]` an array of strings, `[]` any array. Keys must be present unless wrapped in
+/// ``optional(_:)``; extra keys pass. `null` matches only ``null``, ``any`` and ``optional(_:)``.
+///
+/// ```swift
+/// var jsonValidator: JSONValidator? {
+///     ["question": ["id": .number, "content": .string, "tags": [.string], "answer": .optional(.string)]]
+/// }
+/// ```
+///
+/// A mismatch fails the request with ``ErrandError/jsonValidation(path:expected:found:)``,
+/// naming the path of the first offending value, such as `$.question.content`.
+public indirect enum JSONValidator: Sendable, Equatable {
+    /// A JSON string.
+    case string
+    /// A JSON number (not a boolean).
+    case number
+    /// A JSON `true` or `false`.
+    case bool
+    /// JSON `null`.
+    case null
+    /// Any value, including `null`.
+    case any
+    /// An object whose listed keys match their validators; extra keys pass.
+    case object([String: JSONValidator])
+    /// An array each of whose elements matches the validator.
+    case array(JSONValidator)
+    /// The validator, or `null`, or — inside an object — a missing key.
+    case optional(JSONValidator)
+
+    /// The first mismatch between `json` (as produced by `JSONSerialization`) and this
+    /// validator, as a ``ErrandError/jsonValidation(path:expected:found:)``; `nil` when it matches.
+    public func validate(_ json: Any?) -> ErrandError? {
+        validate(JSONKind(json), at: "$")
+    }
+
+    private func validate(_ value: JSONKind, at path: String) -> ErrandError? {
+        switch (self, value) {
+        case (.any, _), (.optional, .null), (.optional, .missing):
+            return nil
+        case (.optional(let wrapped), _):
+            return wrapped.validate(value, at: path)
+        case (.string, .string), (.number, .number), (.bool, .bool), (.null, .null):
+            return nil
+        case (.object(let fields), .object(let object)):
+            for key in fields.keys.sorted() {
+                let child = object[key].map(JSONKind.init) ?? .missing
+                if let failure = fields[key]?.validate(child, at: path + Self.pathComponent(key)) {
+                    return failure
+                }
+            }
+            return nil
+        case (.array(let element), .array(let array)):
+            for (index, item) in array.enumerated() {
+                if let failure = element.validate(JSONKind(item), at: "\(path)[\(index)]") {
+                    return failure
+                }
+            }
+            return nil
+        default:
+            return .jsonValidation(path: path, expected: expectation, found: value.name)
+        }
+    }
+
+    /// What this validator accepts, in words, for error messages.
+    var expectation: String {
+        switch self {
+        case .string: "string"
+        case .number: "number"
+        case .bool: "bool"
+        case .null: "null"
+        case .any: "any value"
+        case .object: "object"
+        case .array: "array"
+        case .optional(let wrapped): "\(wrapped.expectation) or null"
+        }
+    }
+
+    /// `.key` for identifier-like keys, `["key"]` for any other, as in JSONPath.
+    private static func pathComponent(_ key: String) -> String {
+        let isIdentifier =
+            !key.isEmpty && !(key.first?.isNumber ?? true)
+            && key.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+        if isIdentifier { return "." + key }
+        let escaped = key.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return "[\"\(escaped)\"]"
+    }
+}
+
+extension JSONValidator: ExpressibleByDictionaryLiteral {
+    /// An ``object(_:)`` validator. A repeated key keeps its last validator.
+    public init(dictionaryLiteral elements: (String, JSONValidator)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
+    }
+}
+
+extension JSONValidator: ExpressibleByArrayLiteral {
+    /// An ``array(_:)`` validator: `[]` accepts any array, `[v]` an array of elements matching `v`.
+    /// As in YTKNetwork, only the first element validator is used.
+    public init(arrayLiteral elements: JSONValidator...) {
+        self = .array(elements.first ?? .any)
+    }
+}
+
+/// A JSON value reduced to what validation needs.
+private enum JSONKind {
+    case string, number, bool, null, missing, other
+    case object([String: Any])
+    case array([Any])
+
+    /// `JSONSerialization` returns booleans as a private `NSNumber` subclass on every platform.
+    private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
+
+    init(_ value: Any?) {
+        switch value {
+        case nil, is NSNull: self = .null
+        case let bool? where type(of: bool) == Bool.self: self = .bool
+        case let number as NSNumber where !(value is String):
+            self = ObjectIdentifier(type(of: number)) == Self.booleanClass ? .bool : .number
+        case is String: self = .string
+        case let object as [String: Any]: self = .object(object)
+        case let array as [Any]: self = .array(array)
+        default: self = .other
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .string: "string"
+        case .number: "number"
+        case .bool: "bool"
+        case .null: "null"
+        case .missing: "missing"
+        case .other: "unknown value"
+        case .object: "object"
+        case .array: "array"
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// A finished response: status, headers and body, from the network or the cache.
+public struct Response: Sendable {
+    /// The HTTP status code.
+    public let statusCode: Int
+    /// The response header fields. Look names up with ``value(forHeader:)``, which ignores case.
+    public let headers: [String: String]
+    /// The body. Empty for a download, whose body is at ``fileURL``.
+    public let data: Data
+    /// Whether the response was served from the cache rather than the network.
+    public let isDataFromCache: Bool
+    /// Where a download was written; `nil` for in-memory responses.
+    public let fileURL: URL?
+
+    /// Creates a response; useful for stubbing.
+    public init(
+        statusCode: Int, headers: [String: String] = [:], data: Data = Data(), isDataFromCache: Bool = false,
+        fileURL: URL? = nil
+    ) {
+        self.statusCode = statusCode
+        self.headers = headers
+        self.data = data
+        self.isDataFromCache = isDataFromCache
+        self.fileURL = fileURL
+    }
+
+    /// The value of a header field, matched case-insensitively.
+    public func value(forHeader name: String) -> String? {
+        if let exact = headers[name] { return exact }
+        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+    }
+
+    /// The body as text, decoded with the charset of `Content-Type` (UTF-8 when none is named);
+    /// `nil` when the bytes are not valid in that encoding.
+    public var string: String? {
+        String(data: data, encoding: textEncoding)
+    }
+
+    /// The body parsed as JSON (`[String: Any]`, `[Any]`, `String`, `NSNumber`/`Double`/`Bool` or `NSNull`);
+    /// `nil` when the body is empty or not JSON.
+    public var jsonObject: Any? {
+        guard !data.isEmpty else { return nil }
+        return try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+    }
+
+    /// Decodes the JSON body into `type`.
+    ///
+    /// - Throws: ``ErrandError/decoding(_:)`` naming the type and the coding path that failed.
+    public func decode<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(ErrandError) -> T {
+        do {
+            return try decoder.decode(type, from: data)
+        } catch let error as DecodingError {
+            throw .decoding("\(T.self): \(error.summary)")
+        } catch {
+            throw .decoding("\(T.self): \(error)")
+        }
+    }
+
+    private var textEncoding: String.Encoding {
+        guard let contentType = value(forHeader: "Content-Type")?.lowercased(),
+            let charsetRange = contentType.range(of: "charset=")
+        else { return .utf8 }
+        let charset = contentType[charsetRange.upperBound...]
+            .prefix { $0 != ";" }
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
+        switch charset {
+        case "iso-8859-1", "latin1": return .isoLatin1
+        case "us-ascii", "ascii": return .ascii
+        case "utf-16": return .utf16
+        case "windows-1252": return .windowsCP1252
+        default: return .utf8
+        }
+    }
+}
+
+extension DecodingError {
+    /// One line naming what failed and where, instead of Foundation's nested dump.
+    fileprivate var summary: String {
+        func path(_ context: Context) -> String {
+            "$" + context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        }
+        switch self {
+        case .typeMismatch(let type, let context):
+            return "\(path(context)): expected \(type). \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)): expected \(type), found null. \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "\(path(context)): missing key \"\(key.stringValue)\""
+        case .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(self)"
+        }
+    }
+}

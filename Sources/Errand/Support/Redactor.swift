@@ -1,0 +1,70 @@
+import Foundation
+
+/// Hides credentials in what Errand prints: debug log lines and task descriptions.
+enum Redactor {
+    static let placeholder = "<redacted>"
+
+    /// Parts of header and argument names that mark a secret.
+    private static let sensitiveNameParts = [
+        "token", "password", "passwd", "pwd", "secret", "auth", "cookie", "apikey", "api_key", "api-key",
+        "session", "signature", "credential", "private",
+    ]
+
+    static func isSensitive(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return sensitiveNameParts.contains { lowered.contains($0) }
+    }
+
+    /// The URL with the password and sensitive query values replaced; for display only.
+    static func url(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        if components?.password != nil { components?.password = "redacted" }
+        let text = components?.string ?? url.absoluteString
+        guard let queryStart = text.firstIndex(of: "?") else { return text }
+        let queryEnd = text[queryStart...].firstIndex(of: "#") ?? text.endIndex
+        let query = text[text.index(after: queryStart)..<queryEnd]
+        return text[...queryStart] + formEncoded(String(query)) + text[queryEnd...]
+    }
+
+    /// Header fields sorted by name, sensitive values replaced.
+    static func headers(_ headers: [String: String]) -> [(name: String, value: String)] {
+        headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .map { ($0.key, isSensitive($0.key) ? placeholder : $0.value) }
+    }
+
+    /// Form-encoded text (`a=1&token=x`) with sensitive values replaced.
+    static func formEncoded(_ text: String) -> String {
+        text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
+            let name = pair.prefix { $0 != "=" }
+            let decodedName = String(name).removingPercentEncoding ?? String(name)
+            return isSensitive(decodedName) && name.count < pair.count ? "\(name)=\(placeholder)" : String(pair)
+        }.joined(separator: "&")
+    }
+
+    /// A request body as printable text: JSON and form bodies with sensitive values replaced,
+    /// `nil` for binary bodies.
+    static func body(_ body: Data, contentType: String?) -> String? {
+        let type = contentType?.lowercased() ?? ""
+        if type.contains("json"), let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+            let redacted = try? JSONSerialization.data(
+                withJSONObject: redactedJSON(object), options: [.sortedKeys, .fragmentsAllowed])
+        {
+            return String(decoding: redacted, as: UTF8.self)
+        }
+        guard let text = String(data: body, encoding: .utf8) else { return nil }
+        return type.contains("x-www-form-urlencoded") ? formEncoded(text) : text
+    }
+
+    private static func redactedJSON(_ value: Any) -> Any {
+        switch value {
+        case let object as [String: Any]:
+            return object.reduce(into: [String: Any]()) { result, pair in
+                result[pair.key] = isSensitive(pair.key) ? placeholder : redactedJSON(pair.value)
+            }
+        case let array as [Any]:
+            return array.map(redactedJSON)
+        default:
+            return value
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import Foundation
+
+/// What a ``Transport`` reports about a request in flight.
+public enum TransportEvent: Sendable {
+    /// The status line and header fields arrived.
+    case responseHead(statusCode: Int, headers: [String: String])
+    /// A chunk of the body arrived.
+    case body(Data)
+    /// Part of the request body was sent: bytes so far, and the total when known.
+    case uploadProgress(bytesSent: Int64, totalBytes: Int64?)
+    /// The exchange ended: `nil` when the whole response arrived (whatever its status), else why it failed.
+    case completed(ErrandError?)
+}

@@ -1,0 +1,317 @@
+import Foundation
+
+/// Turns the bytes of one connection into requests: feed it with `append(_:)`, then call
+/// `next()` until it answers `.incomplete`. Pipelined requests come out one by one.
+///
+/// It is strict where leniency would make framing ambiguous (both `Content-Length` and
+/// `Transfer-Encoding`, folded headers, bad chunk sizes) and lenient where it costs nothing
+/// (bare LF line endings, blank lines before a request).
+struct HTTPRequestParser {
+    /// Request line plus headers.
+    static let maxHeadSize = 64 * 1024
+    static let maxBodySize = 128 * 1024 * 1024
+
+    enum Outcome {
+        case incomplete
+        case request(HTTPRequest)
+        /// The connection cannot continue: answer with `status` and close.
+        case failure(status: Int, reason: String)
+    }
+
+    private enum Framing {
+        case none
+        case length(Int)
+        case chunked
+    }
+
+    private struct Head {
+        var method: String
+        var target: String
+        var version: String
+        var headers: [HTTPHeader]
+        var bodyStart: Int
+        var framing: Framing
+        var expectsContinue: Bool
+    }
+
+    private struct Failure: Error {
+        var status: Int
+        var reason: String
+    }
+
+    private let peerAddress: String
+    private var buffer: [UInt8] = []
+    /// Where to resume looking for the end of the head, so a slowly arriving head is scanned once.
+    private var scannedUpTo = 0
+    private var head: Head?
+    private var requestLineChecked = false
+    private var continueSent = false
+
+    init(peerAddress: String) {
+        self.peerAddress = peerAddress
+    }
+
+    mutating func append(_ bytes: ArraySlice<UInt8>) {
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// `true` once per request whose client sent `Expect: 100-continue` and now waits for a
+    /// go-ahead before sending the body (curl waits a whole second otherwise).
+    mutating func takeContinueRequest() -> Bool {
+        guard let head, head.expectsContinue, !continueSent else { return false }
+        continueSent = true
+        return true
+    }
+
+    mutating func next() -> Outcome {
+        do {
+            if head == nil {
+                guard let parsed = try parseHead() else { return .incomplete }
+                head = parsed
+            }
+            guard let head, let complete = try parseBody(of: head) else { return .incomplete }
+            let (body, end) = complete
+            buffer.removeFirst(end)
+            self.head = nil
+            scannedUpTo = 0
+            requestLineChecked = false
+            continueSent = false
+            return .request(HTTPRequest(
+                method: head.method, target: head.target, version: head.version,
+                headers: head.headers, body: body, peerAddress: peerAddress))
+        } catch {
+            return .failure(status: error.status, reason: error.reason)
+        }
+    }
+
+    // MARK: Head
+
+    private mutating func parseHead() throws(Failure) -> Head? {
+        // RFC 9112 §2.2: ignore empty lines that precede a request line.
+        if let firstContent = buffer.firstIndex(where: { $0 != cr && $0 != lf }), firstContent > 0 {
+            buffer.removeFirst(firstContent)
+            scannedUpTo = 0
+        } else if buffer.allSatisfy({ $0 == cr || $0 == lf }) {
+            buffer.removeAll(keepingCapacity: true)
+            return nil
+        }
+        guard let headEnd = findHeadEnd() else {
+            // Garbage gets its 400 as soon as its first line is in, not after 64 KiB or never.
+            if !requestLineChecked, let newline = buffer.firstIndex(of: lf) {
+                let line = buffer[..<newline]
+                _ = try parseRequestLine(line.last == cr ? line.dropLast() : line)
+                requestLineChecked = true
+            }
+            if buffer.count > Self.maxHeadSize {
+                throw Failure(status: 431, reason: "Request head larger than \(Self.maxHeadSize) bytes")
+            }
+            return nil
+        }
+        guard headEnd <= Self.maxHeadSize else {
+            throw Failure(status: 431, reason: "Request head larger than \(Self.maxHeadSize) bytes")
+        }
+
+        var lines = buffer[..<headEnd].split(separator: lf, omittingEmptySubsequences: false).map {
+            $0.last == cr ? $0.dropLast() : $0
+        }
+        while lines.last?.isEmpty == true { lines.removeLast() }
+        guard let requestLine = lines.first else { throw Failure(status: 400, reason: "Missing request line") }
+
+        let (method, target, version) = try parseRequestLine(requestLine)
+        let headers = try lines.dropFirst().map(parseHeaderLine)
+        let framing = try framing(of: headers)
+        let expectsContinue = version == "HTTP/1.1"
+            && headers.first("Expect")?.lowercased() == "100-continue"
+        return Head(method: method, target: target, version: version, headers: headers,
+                    bodyStart: headEnd, framing: framing, expectsContinue: expectsContinue)
+    }
+
+    /// The index just past the blank line that ends the head, accepting CRLF or bare LF.
+    private mutating func findHeadEnd() -> Int? {
+        var index = max(scannedUpTo, 1)
+        while index < buffer.count {
+            if buffer[index] == lf {
+                if buffer[index - 1] == lf { return index + 1 }
+                if index >= 2 && buffer[index - 1] == cr && buffer[index - 2] == lf { return index + 1 }
+            }
+            index += 1
+        }
+        scannedUpTo = max(buffer.count - 2, 1)
+        return nil
+    }
+
+    private func parseRequestLine(_ line: ArraySlice<UInt8>) throws(Failure) -> (String, String, String) {
+        let parts = line.split(separator: space, omittingEmptySubsequences: false)
+        guard parts.count == 3 else { throw Failure(status: 400, reason: "Malformed request line") }
+        let method = String(decoding: parts[0], as: UTF8.self)
+        let target = String(decoding: parts[1], as: UTF8.self)
+        let version = String(decoding: parts[2], as: UTF8.self)
+        guard !parts[0].isEmpty, parts[0].allSatisfy(isTokenByte) else {
+            throw Failure(status: 400, reason: "Malformed method")
+        }
+        guard !parts[1].isEmpty, parts[1].allSatisfy({ $0 > space && $0 != 0x7F }),
+              target.hasPrefix("/") || target.hasPrefix("http://") || target.hasPrefix("https://")
+                || (target == "*" && method == "OPTIONS")
+        else {
+            throw Failure(status: 400, reason: "Malformed request target")
+        }
+        guard version == "HTTP/1.1" || version == "HTTP/1.0" else {
+            throw Failure(status: 400, reason: "Unsupported HTTP version")
+        }
+        return (method, target, version)
+    }
+
+    private func parseHeaderLine(_ line: ArraySlice<UInt8>) throws(Failure) -> HTTPHeader {
+        // Obsolete line folding (RFC 9112 §5.2) is rejected rather than guessed at.
+        guard let colon = line.firstIndex(of: colonByte), line.first != space, line.first != tab else {
+            throw Failure(status: 400, reason: "Malformed header line")
+        }
+        let name = line[..<colon]
+        guard !name.isEmpty, name.allSatisfy(isTokenByte) else {
+            throw Failure(status: 400, reason: "Malformed header name")
+        }
+        var value = line[line.index(after: colon)...]
+        while let first = value.first, first == space || first == tab { value.removeFirst() }
+        while let last = value.last, last == space || last == tab { value.removeLast() }
+        guard value.allSatisfy({ $0 >= space || $0 == tab }), !value.contains(0x7F) else {
+            throw Failure(status: 400, reason: "Control character in header value")
+        }
+        return HTTPHeader(String(decoding: name, as: UTF8.self), Self.decodeHeaderValue(value))
+    }
+
+    /// Header values are nominally Latin-1, but clients put UTF-8 in them; take UTF-8 when valid.
+    private static func decodeHeaderValue(_ bytes: ArraySlice<UInt8>) -> String {
+        if let utf8 = String(bytes: bytes, encoding: .utf8) { return utf8 }
+        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+    }
+
+    private func framing(of headers: [HTTPHeader]) throws(Failure) -> Framing {
+        let transferEncodings = headers.values(for: "Transfer-Encoding")
+        let contentLengths = headers.values(for: "Content-Length")
+        if !transferEncodings.isEmpty {
+            // Both at once is the classic request-smuggling shape; refuse instead of picking one.
+            guard contentLengths.isEmpty else {
+                throw Failure(status: 400, reason: "Both Content-Length and Transfer-Encoding")
+            }
+            let codings = transferEncodings.joined(separator: ",").split(separator: ",")
+                .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                .filter { !$0.isEmpty }
+            guard codings == ["chunked"] else {
+                throw Failure(status: 501, reason: "Unsupported Transfer-Encoding")
+            }
+            return .chunked
+        }
+        guard !contentLengths.isEmpty else { return .none }
+        let lengths = Set(contentLengths.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) })
+        guard lengths.count == 1, let text = lengths.first, !text.isEmpty, text.count <= 18,
+              text.allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(text)
+        else {
+            throw Failure(status: 400, reason: "Malformed Content-Length")
+        }
+        guard length <= Self.maxBodySize else {
+            throw Failure(status: 413, reason: "Body larger than \(Self.maxBodySize) bytes")
+        }
+        return length == 0 ? .none : .length(length)
+    }
+
+    // MARK: Body
+
+    /// The decoded body and the index just past the request, or `nil` until all of it is here.
+    private func parseBody(of head: Head) throws(Failure) -> (Data, Int)? {
+        switch head.framing {
+        case .none:
+            return (Data(), head.bodyStart)
+        case .length(let length):
+            guard buffer.count - head.bodyStart >= length else { return nil }
+            return (Data(buffer[head.bodyStart..<head.bodyStart + length]), head.bodyStart + length)
+        case .chunked:
+            return try parseChunkedBody(from: head.bodyStart)
+        }
+    }
+
+    /// Walks the chunk headers from the start of the body each time more data arrives; that
+    /// only jumps from size line to size line, and copies the data once, when it is complete.
+    private func parseChunkedBody(from start: Int) throws(Failure) -> (Data, Int)? {
+        var chunks: [Range<Int>] = []
+        var total = 0
+        var index = start
+        while true {
+            guard let line = try readLine(from: index) else { return nil }
+            index = line.next
+            let sizeText = line.bytes.prefix { $0 != semicolon }
+                .filter { $0 != space && $0 != tab }
+            guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(isHexDigit),
+                  let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16)
+            else {
+                throw Failure(status: 400, reason: "Malformed chunk size")
+            }
+            if size == 0 { break }
+            total += size
+            guard total <= Self.maxBodySize else {
+                throw Failure(status: 413, reason: "Body larger than \(Self.maxBodySize) bytes")
+            }
+            guard buffer.count >= index + size + 1 else { return nil }
+            chunks.append(index..<index + size)
+            index += size
+            // The chunk's data must be followed by its own line ending.
+            if buffer[index] == cr {
+                guard buffer.count >= index + 2 else { return nil }
+                guard buffer[index + 1] == lf else { throw Failure(status: 400, reason: "Malformed chunk") }
+                index += 2
+            } else if buffer[index] == lf {
+                index += 1
+            } else {
+                throw Failure(status: 400, reason: "Malformed chunk")
+            }
+        }
+        // Trailer fields are read and dropped; a blank line ends the message.
+        while true {
+            guard let line = try readLine(from: index) else { return nil }
+            index = line.next
+            if line.bytes.isEmpty { break }
+        }
+        var body = Data(capacity: total)
+        for chunk in chunks { body.append(contentsOf: buffer[chunk]) }
+        return (body, index)
+    }
+
+    /// One line starting at `index` without its line ending, and the index after it.
+    private func readLine(from index: Int) throws(Failure) -> (bytes: ArraySlice<UInt8>, next: Int)? {
+        guard index <= buffer.count else { return nil }
+        guard let newline = buffer[index...].firstIndex(of: lf) else {
+            if buffer.count - index > 4096 { throw Failure(status: 400, reason: "Chunk line too long") }
+            return nil
+        }
+        let line = buffer[index..<newline]
+        return (line.last == cr ? line.dropLast() : line, newline + 1)
+    }
+}
+
+private let cr: UInt8 = 0x0D
+private let lf: UInt8 = 0x0A
+private let space: UInt8 = 0x20
+private let tab: UInt8 = 0x09
+private let colonByte: UInt8 = 0x3A
+private let semicolon: UInt8 = 0x3B
+
+/// RFC 9110 `tchar`: the bytes allowed in methods and header names.
+private func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+         UInt8(ascii: "0")...UInt8(ascii: "9"):
+        return true
+    default:
+        return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+}
+
+private func isHexDigit(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+         UInt8(ascii: "A")...UInt8(ascii: "F"):
+        return true
+    default:
+        return false
+    }
+}

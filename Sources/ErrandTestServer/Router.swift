@@ -1,0 +1,48 @@
+/// Finds the route for a request and answers 404, 405 or OPTIONS itself, the way Flask does.
+struct Router: Sendable {
+    let routes: [Route]
+
+    func response(to request: HTTPRequest, server: ServerState) -> HTTPResponse {
+        var response = dispatch(request, server: server)
+        // httpbin's `after_request` hook puts these on every response, errors included.
+        response.headers.append(HTTPHeader("Access-Control-Allow-Origin", request.headers.first("Origin") ?? "*"))
+        response.headers.append(HTTPHeader("Access-Control-Allow-Credentials", "true"))
+        return response
+    }
+
+    private func dispatch(_ request: HTTPRequest, server: ServerState) -> HTTPResponse {
+        let components = Self.pathComponents(request.rawPath)
+        let candidates = routes.compactMap { route in route.match(components).map { (route, $0) } }
+        guard !candidates.isEmpty else { return .notFound }
+
+        let allowed = candidates.reduce(into: Set<String>()) { $0.formUnion($1.0.methods.advertised) }
+        let allowHeader = HTTPHeader("Allow", allowed.sorted().joined(separator: ", "))
+
+        if request.method == "OPTIONS" {
+            var response = HTTPResponse.text("", status: 200, contentType: "text/html; charset=utf-8")
+            response.headers.append(allowHeader)
+            response.headers += [
+                HTTPHeader("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, PATCH, OPTIONS"),
+                HTTPHeader("Access-Control-Max-Age", "3600"),
+            ]
+            if let requested = request.headers.first("Access-Control-Request-Headers") {
+                response.headers.append(HTTPHeader("Access-Control-Allow-Headers", requested))
+            }
+            return response
+        }
+        guard let (route, parameters) = candidates.first(where: { $0.0.methods.allows(request.method) }) else {
+            return .htmlError(405, "The method is not allowed for the requested URL.", headers: [allowHeader])
+        }
+        return route.handler(RouteContext(request: request, parameters: parameters, server: server))
+    }
+
+    /// The decoded path split on `/`. Repeated slashes count as one, as werkzeug's
+    /// `merge_slashes` does, but a trailing slash is kept so `/get/` does not match `/get`.
+    static func pathComponents(_ rawPath: Substring) -> [Substring] {
+        let path = URLEncoding.unquote(rawPath)
+        var components = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let trailingSlash = components.count > 1 && components.last?.isEmpty == true
+        components.removeAll { $0.isEmpty }
+        return Array(components) + (trailingSlash ? [""] : [])
+    }
+}

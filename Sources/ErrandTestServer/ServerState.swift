@@ -1,0 +1,94 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// What the accept loop, the connections and slow handlers share: the descriptors to shut
+/// down on stop, and the stop signal itself.
+///
+/// A descriptor is closed only while it is still registered here and only under the lock, so
+/// `stop()` can never shut down a descriptor number the kernel has already handed to someone else.
+final class ServerState: @unchecked Sendable { // every `var` is read and written only while holding `condition`
+    let listener: Int32
+    let port: UInt16
+
+    private let condition = NSCondition()
+    private var stopped = false
+    private var listenerClosed = false
+    private var connections: Set<Int32> = []
+
+    init(listener: Int32, port: UInt16) {
+        self.listener = listener
+        self.port = port
+    }
+
+    var isStopped: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopped
+    }
+
+    /// Adopts an accepted connection; `false` (and the descriptor closed) if the server is stopping.
+    func register(connection fd: Int32) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped else {
+            close(fd)
+            return false
+        }
+        connections.insert(fd)
+        return true
+    }
+
+    /// Forgets and closes a connection; its thread calls this exactly once when it is done.
+    func closeConnection(_ fd: Int32) {
+        condition.lock()
+        defer { condition.unlock() }
+        if connections.remove(fd) != nil {
+            close(fd)
+        }
+    }
+
+    /// Marks the server stopped and wakes every blocked accept, read and sleep.
+    /// Returns `false` when it was already stopped.
+    func stop() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped else { return false }
+        stopped = true
+        if !listenerClosed { Socket.shutdownBoth(listener) }
+        for fd in connections { Socket.shutdownBoth(fd) }
+        condition.broadcast()
+        return true
+    }
+
+    /// Called by the accept loop as it exits; it owns the listener, so it closes it.
+    func closeListener() {
+        condition.lock()
+        defer { condition.unlock() }
+        if !listenerClosed {
+            listenerClosed = true
+            close(listener)
+        }
+        condition.broadcast()
+    }
+
+    /// Waits until the accept loop has closed the listener, or `timeout` passes.
+    func waitForListenerClosed(timeout: TimeInterval) {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while !listenerClosed && condition.wait(until: deadline) {}
+    }
+
+    /// Sleeps for `seconds`, returning early if the server stops meanwhile.
+    func sleep(seconds: TimeInterval) {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !stopped && condition.wait(until: deadline) {}
+    }
+}
+

@@ -1,0 +1,64 @@
+import Errand
+import Foundation
+
+/// A transport the test drives by hand: it records what was sent and completes when told.
+final class ManualTransport: Transport, @unchecked Sendable {  // Sendable because `lock` guards `sent`.
+    final class Sent: @unchecked Sendable {  // Sendable because `lock` guards `cancelled`.
+        let request: TransportRequest
+        let events: @Sendable (TransportEvent) -> Void
+        private let lock = NSLock()
+        private var _cancelled = false
+
+        init(request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) {
+            self.request = request
+            self.events = events
+        }
+
+        var cancelled: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return _cancelled
+        }
+
+        func markCancelled() {
+            lock.lock()
+            _cancelled = true
+            lock.unlock()
+        }
+
+        /// Delivers a whole response, as a real transport would.
+        func respond(status: Int = 200, headers: [String: String] = [:], body: String = "{}") {
+            events(.responseHead(statusCode: status, headers: headers))
+            events(.body(Data(body.utf8)))
+            events(.completed(nil))
+        }
+    }
+
+    private struct Handle: TransportTask {
+        let sent: Sent
+        func cancel() {
+            guard !sent.cancelled else { return }
+            sent.markCancelled()
+            sent.events(.completed(.cancelled))
+        }
+    }
+
+    private let lock = NSLock()
+    private var _sent: [Sent] = []
+
+    var sent: [Sent] {
+        lock.lock()
+        defer { lock.unlock() }
+        return _sent
+    }
+
+    var sentPaths: [String] { sent.map(\.request.url.path) }
+
+    func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
+        let sent = Sent(request: request, events: events)
+        lock.lock()
+        _sent.append(sent)
+        lock.unlock()
+        return Handle(sent: sent)
+    }
+}

@@ -1,0 +1,87 @@
+import Errand
+import Foundation
+import Testing
+
+@Suite("URL building follows YTKNetwork's buildRequestUrl")
+struct URLBuildingTests {
+    struct Request: BaseRequest {
+        var url: String
+        var baseUrl = ""
+        var cdnUrl = ""
+        var useCDN = false
+    }
+
+    struct AppendQuery: URLFilter {
+        let pair: String
+        func filterUrl(_ originUrl: String, request: any BaseRequest) -> String {
+            originUrl + (originUrl.contains("?") ? "&" : "?") + pair
+        }
+    }
+
+    func build(_ request: Request, base: String = "", cdn: String = "", filters: [any URLFilter] = []) throws -> String {
+        let config = NetworkConfig()
+        config.baseUrl = base
+        config.cdnUrl = cdn
+        filters.forEach(config.addUrlFilter)
+        return try NetworkAgent(config: config, transport: StubTransport { _ in Response(statusCode: 200) })
+            .buildRequestUrl(request).absoluteString
+    }
+
+    @Test func baseWithAndWithoutTrailingSlash() throws {
+        #expect(try build(Request(url: "users"), base: "https://api.example.com") == "https://api.example.com/users")
+        #expect(try build(Request(url: "users"), base: "https://api.example.com/") == "https://api.example.com/users")
+        #expect(try build(Request(url: "/users"), base: "https://api.example.com") == "https://api.example.com/users")
+    }
+
+    @Test func nestedBasePath() throws {
+        #expect(try build(Request(url: "users"), base: "https://api.example.com/v1") == "https://api.example.com/v1/users")
+        #expect(try build(Request(url: "users"), base: "https://api.example.com/v1/") == "https://api.example.com/v1/users")
+        // A leading slash resolves from the host root, as a link would.
+        #expect(try build(Request(url: "/users"), base: "https://api.example.com/v1") == "https://api.example.com/users")
+    }
+
+    @Test func pathThatLooksLikeAScheme() throws {
+        #expect(try build(Request(url: "httpEndpoint"), base: "https://api.example.com/v1") == "https://api.example.com/v1/httpEndpoint")
+        #expect(try build(Request(url: "https-status"), base: "https://api.example.com") == "https://api.example.com/https-status")
+    }
+
+    @Test func queryInURLSurvives() throws {
+        #expect(try build(Request(url: "search?q=swift"), base: "https://api.example.com/v1") == "https://api.example.com/v1/search?q=swift")
+    }
+
+    @Test func absoluteURLOverridesBaseAndSkipsFilters() throws {
+        let url = try build(
+            Request(url: "https://other.example.org/x?y=1", baseUrl: "https://own.example.com"), base: "https://api.example.com",
+            filters: [AppendQuery(pair: "v=1")])
+        #expect(url == "https://other.example.org/x?y=1")
+    }
+
+    @Test func requestBaseOverridesConfigBase() throws {
+        #expect(try build(Request(url: "a", baseUrl: "https://own.example.com/p"), base: "https://api.example.com") == "https://own.example.com/p/a")
+    }
+
+    @Test func cdnUsesRequestThenConfigCDN() throws {
+        let base = "https://api.example.com"
+        let cdn = "https://cdn.example.com/static"
+        #expect(try build(Request(url: "img.png", useCDN: true), base: base, cdn: cdn) == "https://cdn.example.com/static/img.png")
+        #expect(try build(Request(url: "img.png", cdnUrl: "https://own-cdn.example.com", useCDN: true), base: base, cdn: cdn) == "https://own-cdn.example.com/img.png")
+        #expect(try build(Request(url: "img.png", cdnUrl: "https://own-cdn.example.com", useCDN: false), base: base, cdn: cdn) == "https://api.example.com/img.png")
+    }
+
+    @Test func filtersRunInOrderBeforeTheBase() throws {
+        let url = try build(Request(url: "items"), base: "https://api.example.com", filters: [AppendQuery(pair: "a=1"), AppendQuery(pair: "b=2")])
+        #expect(url == "https://api.example.com/items?a=1&b=2")
+    }
+
+    @Test func clearingFiltersRemovesThem() {
+        let config = NetworkConfig()
+        config.addUrlFilter(AppendQuery(pair: "a=1"))
+        #expect(config.urlFilters.count == 1)
+        config.clearUrlFilters()
+        #expect(config.urlFilters.isEmpty)
+    }
+
+    @Test func relativeURLWithoutABaseIsInvalid() {
+        #expect(throws: ErrandError.invalidURL("users")) { try build(Request(url: "users")) }
+    }
+}
