@@ -1,0 +1,114 @@
+// QuickStart: YTKNetwork's basic guide in Swift.
+//
+//     swift run QuickStart                            # against the embedded loopback server
+//     swift run QuickStart --base-url http://host:80  # against any httpbin-compatible server
+//
+// Each API call is one small type; NetworkConfig.shared.baseUrl points them all at a server.
+
+import Errand
+import ErrandTestServer
+import Foundation
+
+/// POST a registration form. Only what differs from the defaults is written down.
+struct RegisterApi: BaseRequest {
+    let username: String
+    let password: String
+
+    var url: String { "/anything/iphone/register" }
+    var method: HTTPMethod { .post }
+    var arguments: [String: any Sendable]? { ["username": username, "password": password] }
+    // The server echoes the form back; insist it did.
+    var jsonValidator: JSONValidator? { ["form": ["username": .string, "password": .string]] }
+}
+
+/// GET a user's information, checking the shape of the JSON before anyone reads it.
+struct GetUserInfoApi: BaseRequest {
+    let userId: String
+
+    var url: String { "/anything/iphone/users" }
+    var arguments: [String: any Sendable]? { ["userId": userId] }
+    var jsonValidator: JSONValidator? { ["args": ["userId": .string], "method": .string] }
+}
+
+/// The same call with a validator the response cannot satisfy, to show what a failure says.
+struct GetUserLevelApi: BaseRequest {
+    var url: String { "/anything/iphone/users" }
+    var arguments: [String: any Sendable]? { ["userId": "1"] }
+    var jsonValidator: JSONValidator? { ["args": ["level": .number]] }
+}
+
+@main
+enum QuickStart {
+    static func main() async {
+        do {
+            try await run(arguments: Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            print("QuickStart failed: \(error)")
+            exit(1)
+        }
+    }
+
+    static func run(arguments: [String]) async throws {
+        var server: TestServer?
+        if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
+            NetworkConfig.shared.baseUrl = arguments[index + 1]
+        } else {
+            let embedded = try TestServer()
+            server = embedded
+            NetworkConfig.shared.baseUrl = embedded.baseURL
+            print("Started the embedded test server at \(embedded.baseURL).")
+        }
+        defer { server?.stop() }
+        print("Every request below goes to \(NetworkConfig.shared.baseUrl).\n")
+
+        // 1. async/await
+        print("Registering user \"ann\" with a POST form…")
+        let registered = try await RegisterApi(username: "ann", password: "s3cret").response()
+        let form = (registered.jsonObject as? [String: Any])?["form"] as? [String: String] ?? [:]
+        print("  The server answered \(registered.statusCode) and received username=\(form["username"] ?? "?").")
+
+        // 2. closures, delivered on the main queue
+        print("Fetching user 42's information with closures…")
+        let userId: String = try await withCheckedThrowingContinuation { continuation in
+            GetUserInfoApi(userId: "42").start(
+                success: { task in
+                    let args = (task.responseJSONObject as? [String: Any])?["args"] as? [String: String]
+                    continuation.resume(returning: args?["userId"] ?? "?")
+                },
+                failure: { task in continuation.resume(throwing: task.error ?? ErrandError.cancelled) })
+        }
+        print("  The JSON validator passed; the server saw userId=\(userId).")
+
+        // 3. a delegate, as a view controller would use
+        print("Fetching user 42's level through a delegate…")
+        let delegate = PrintingDelegate()
+        await delegate.load(GetUserLevelApi())
+        print("  \(await delegate.outcome)")
+
+        print("\nDone: three requests, three ways to start them.")
+    }
+}
+
+/// A view-controller-like delegate: main-actor state, told when its request ends.
+@MainActor
+final class PrintingDelegate: RequestDelegate {
+    private(set) var outcome = "no answer yet"
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    func load(_ request: any BaseRequest) async {
+        await withCheckedContinuation { continuation in
+            waiter = continuation
+            request.start(delegate: self)
+        }
+    }
+
+    func requestFinished(_ task: RequestTask) {
+        outcome = "Finished with status \(task.responseStatusCode)."
+        waiter?.resume()
+    }
+
+    func requestFailed(_ task: RequestTask) {
+        outcome = "Failed as expected, because the server sends no level: \(task.error.map(String.init(describing:)) ?? "?")."
+        waiter?.resume()
+    }
+}
