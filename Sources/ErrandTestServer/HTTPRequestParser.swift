@@ -69,8 +69,7 @@ struct HTTPRequestParser {
                 guard let parsed = try parseHead() else { return .incomplete }
                 head = parsed
             }
-            guard let head, let complete = try parseBody(of: head) else { return .incomplete }
-            let (body, end) = complete
+            guard let head, let (body, end) = try parseBody(of: head) else { return .incomplete }
             buffer.removeFirst(end)
             self.head = nil
             scannedUpTo = 0

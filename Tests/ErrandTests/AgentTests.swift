@@ -18,10 +18,7 @@ struct AgentTests {
     let agent: NetworkAgent
 
     init() {
-        let config = NetworkConfig()
-        config.baseUrl = "http://example.invalid"
-        config.callbackQueue = callbackQueue
-        agent = NetworkAgent(config: config, transport: transport)
+        agent = NetworkAgent.testing(transport, callbackQueue: callbackQueue)
     }
 
     /// Starts `request` and returns its task together with a wait for its one callback.
@@ -112,9 +109,7 @@ struct AgentTests {
     }
 
     @Test func anInvalidURLFailsThroughTheFailureCallback() async {
-        let config = NetworkConfig()
-        config.callbackQueue = callbackQueue
-        let agent = NetworkAgent(config: config, transport: transport)
+        let agent = NetworkAgent.testing(transport, baseUrl: "")
         let callback = Callback()
         agent.start(Request("relative"), success: { callback.record($0, succeeded: true) }, failure: { callback.record($0, succeeded: false) })
         #expect(await callback.outcome().error == .invalidURL("relative"))

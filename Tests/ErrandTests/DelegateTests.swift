@@ -41,10 +41,7 @@ struct DelegateTests {
 
     @Test func delegateIsToldOfSuccessOnTheMainActor() async {
         let transport = ManualTransport()
-        let config = NetworkConfig()
-        config.baseUrl = "http://example.invalid"
-        config.callbackQueue = DispatchQueue(label: "not-main")
-        let agent = NetworkAgent(config: config, transport: transport)
+        let agent = NetworkAgent.testing(transport, callbackQueue: DispatchQueue(label: "not-main"))
         let controller = UserViewController()
         controller.load(with: agent, Request(url: "/user"), tag: 7)
         transport.sent[0].respond(status: 200, body: "{}")
@@ -55,9 +52,7 @@ struct DelegateTests {
 
     @Test func delegateIsToldOfFailure() async {
         let transport = ManualTransport()
-        let config = NetworkConfig()
-        config.baseUrl = "http://example.invalid"
-        let agent = NetworkAgent(config: config, transport: transport)
+        let agent = NetworkAgent.testing(transport)
         let controller = UserViewController()
         controller.load(with: agent, Request(url: "/user"), tag: 1)
         transport.sent[0].respond(status: 500, body: "")
@@ -67,9 +62,7 @@ struct DelegateTests {
 
     @Test func delegateIsHeldWeakly() async {
         let transport = ManualTransport()
-        let config = NetworkConfig()
-        config.baseUrl = "http://example.invalid"
-        let agent = NetworkAgent(config: config, transport: transport)
+        let agent = NetworkAgent.testing(transport)
         weak var released: UserViewController?
         do {
             let controller = UserViewController()

@@ -20,10 +20,7 @@ struct DiagnosticsTests {
 
     func finishedTask(_ request: any BaseRequest, respond: Bool = true) async -> (RequestTask, ManualTransport) {
         let transport = ManualTransport()
-        let config = NetworkConfig()
-        config.baseUrl = "https://api.example.com"
-        config.callbackQueue = DispatchQueue(label: "diagnostics")
-        let agent = NetworkAgent(config: config, transport: transport)
+        let agent = NetworkAgent.testing(transport, baseUrl: "https://api.example.com")
         let callback = Callback()
         let task = agent.start(request, success: { callback.record($0, succeeded: true) }, failure: { callback.record($0, succeeded: false) })
         if respond {

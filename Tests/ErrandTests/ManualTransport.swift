@@ -62,3 +62,16 @@ final class ManualTransport: Transport, @unchecked Sendable {  // Sendable becau
         return Handle(sent: sent)
     }
 }
+
+extension NetworkAgent {
+    /// An agent on `transport` with its own configuration, for tests.
+    static func testing(
+        _ transport: any Transport, baseUrl: String = "http://example.invalid",
+        callbackQueue: DispatchQueue = DispatchQueue(label: "errand.tests.callbacks")
+    ) -> NetworkAgent {
+        let config = NetworkConfig()
+        config.baseUrl = baseUrl
+        config.callbackQueue = callbackQueue
+        return NetworkAgent(config: config, transport: transport)
+    }
+}

@@ -22,18 +22,18 @@ public final class RequestTask: Sendable {
 
     /// A number of the caller's choosing, to tell tasks apart in shared callbacks. Default `0`.
     public var tag: Int {
-        get { state.withLock { $0.tag } }
-        set { state.withLock { $0.tag = newValue } }
+        get { state[\.tag] }
+        set { state[\.tag] = newValue }
     }
 
     /// Values of the caller's choosing carried with the task. Default empty.
     public var userInfo: [String: any Sendable] {
-        get { state.withLock { $0.userInfo } }
-        set { state.withLock { $0.userInfo = newValue } }
+        get { state[\.userInfo] }
+        set { state[\.userInfo] = newValue }
     }
 
     /// Whether ``cancel()`` was called before the task finished.
-    public var isCancelled: Bool { state.withLock { $0.isCancelled } }
+    public var isCancelled: Bool { state[\.isCancelled] }
 
     /// Whether the task has started and not yet finished; a task waiting in the agent's queue counts.
     public var isExecuting: Bool {
@@ -47,10 +47,10 @@ public final class RequestTask: Sendable {
 
     /// The response, once one arrived — also when validation then failed it, so the body of a
     /// 404 can be read. `nil` when the request failed before the server answered.
-    public var response: Response? { state.withLock { $0.response } }
+    public var response: Response? { state[\.response] }
 
     /// Why the task failed; `nil` while it runs and after success.
-    public var error: ErrandError? { state.withLock { $0.error } }
+    public var error: ErrandError? { state[\.error] }
 
     /// The response status code; `0` until a response arrives.
     public var responseStatusCode: Int { response?.statusCode ?? 0 }
@@ -130,7 +130,7 @@ public final class RequestTask: Sendable {
         var startTime = DispatchTime.now()
     }
 
-    var accessories: [any RequestAccessory] { state.withLock { $0.accessories } }
+    var accessories: [any RequestAccessory] { state[\.accessories] }
 
     /// Whether the transport is sending the request now, as opposed to its waiting or being done.
     var isSending: Bool {
@@ -139,8 +139,8 @@ public final class RequestTask: Sendable {
             return false
         }
     }
-    var transportRequest: TransportRequest? { state.withLock { $0.transportRequest } }
-    var startTime: DispatchTime { state.withLock { $0.startTime } }
+    var transportRequest: TransportRequest? { state[\.transportRequest] }
+    var startTime: DispatchTime { state[\.startTime] }
 
     /// Marks the task as waiting for a slot; `false` when it was cancelled first.
     func enqueue(_ transportRequest: TransportRequest) -> Bool {

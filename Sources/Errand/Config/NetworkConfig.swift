@@ -35,19 +35,19 @@ public final class NetworkConfig: Sendable {
     /// The base URL of requests that do not name their own, for example `"https://api.example.com/v1"`.
     /// Default `""`.
     public var baseUrl: String {
-        get { state.withLock { $0.baseUrl } }
-        set { state.withLock { $0.baseUrl = newValue } }
+        get { state[\.baseUrl] }
+        set { state[\.baseUrl] = newValue }
     }
 
     /// The base URL of requests with `useCDN` that do not name their own CDN URL. Default `""`.
     public var cdnUrl: String {
-        get { state.withLock { $0.cdnUrl } }
-        set { state.withLock { $0.cdnUrl = newValue } }
+        get { state[\.cdnUrl] }
+        set { state[\.cdnUrl] = newValue }
     }
 
     /// The URL filters, in the order they run. Default empty.
     public var urlFilters: [any URLFilter] {
-        state.withLock { $0.urlFilters }
+        state[\.urlFilters]
     }
 
     /// Appends a filter that runs after those already added.
@@ -62,7 +62,7 @@ public final class NetworkConfig: Sendable {
 
     /// The cache directory filters, in the order they run. Default empty.
     public var cacheDirPathFilters: [any CacheDirPathFilter] {
-        state.withLock { $0.cacheDirPathFilters }
+        state[\.cacheDirPathFilters]
     }
 
     /// Appends a cache directory filter that runs after those already added.
@@ -77,36 +77,36 @@ public final class NetworkConfig: Sendable {
 
     /// The root of the response cache. Default: `Errand/LazyRequestCache` in the user's caches directory.
     public var cacheDirectory: URL {
-        get { state.withLock { $0.cacheDirectory } }
-        set { state.withLock { $0.cacheDirectory = newValue } }
+        get { state[\.cacheDirectory] }
+        set { state[\.cacheDirectory] = newValue }
     }
 
     /// The app version cached responses were stored under; an entry stored under another
     /// version is not served. Default: the main bundle's short version on Apple platforms, `""` elsewhere.
     public var appVersion: String {
-        get { state.withLock { $0.appVersion } }
-        set { state.withLock { $0.appVersion = newValue } }
+        get { state[\.appVersion] }
+        set { state[\.appVersion] = newValue }
     }
 
     /// The queue success and failure closures, delegate calls and accessories run on. Default `.main`.
     public var callbackQueue: DispatchQueue {
-        get { state.withLock { $0.callbackQueue } }
-        set { state.withLock { $0.callbackQueue = newValue } }
+        get { state[\.callbackQueue] }
+        set { state[\.callbackQueue] = newValue }
     }
 
     /// The session configuration an agent's default transport is created with. Default `.default`.
     ///
     /// Read once, when the agent creates its transport: set it before the first request.
     public var sessionConfiguration: URLSessionConfiguration {
-        get { state.withLock { $0.sessionConfiguration } }
-        set { state.withLock { $0.sessionConfiguration = newValue } }
+        get { state[\.sessionConfiguration] }
+        set { state[\.sessionConfiguration] = newValue }
     }
 
     /// Whether every finished request logs one line (method, URL, status, duration, bytes) to
     /// standard error, with credentials redacted. Default `false`.
     public var debugLogEnabled: Bool {
-        get { state.withLock { $0.debugLogEnabled } }
-        set { state.withLock { $0.debugLogEnabled = newValue } }
+        get { state[\.debugLogEnabled] }
+        set { state[\.debugLogEnabled] = newValue }
     }
 
     private static var defaultCacheDirectory: URL {

@@ -16,8 +16,9 @@ final class Locked<Value>: @unchecked Sendable {  // Sendable because every acce
         return try body(&value)
     }
 
-    /// A copy of the current value.
-    var current: Value {
-        withLock { $0 }
+    /// One field of the value, read or written under the lock.
+    subscript<Field>(_ field: WritableKeyPath<Value, Field>) -> Field {
+        get { withLock { $0[keyPath: field] } }
+        set { withLock { $0[keyPath: field] = newValue } }
     }
 }
