@@ -17,6 +17,7 @@ let package = Package(
         .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTestServer", "ErrandScenarios"]),
         .testTarget(name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"]),
         .executableTarget(name: "QuickStart", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/QuickStart"),
+        .executableTarget(name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]
 )

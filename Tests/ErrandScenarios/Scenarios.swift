@@ -123,7 +123,7 @@ extension Scenario {
             let response = try await server.makeAgent().response(request)
             #expect(response.data.count == 2048)
         },
-        Scenario("decoded(_:) decodes the JSON body") { server in
+        Scenario("decoded(_:) decodes the JSON body, and names the failing path") { server in
             struct Slideshow: Decodable {
                 struct Body: Decodable {
                     let title: String
@@ -132,11 +132,11 @@ extension Scenario {
                 struct Slide: Decodable { let title: String }
                 let slideshow: Body
             }
-            let slideshow = try await server.makeAgent().decoded(HTTPBinRequest("/json"), as: Slideshow.self)
+            let slideshow = try await server.makeAgent().decoded(HTTPBinRequest("/json"), Slideshow.self)
             #expect(slideshow.slideshow.title == "Sample Slide Show")
             #expect(slideshow.slideshow.slides.count == 2)
             struct Wrong: Decodable { let missing: Int }
-            await #expect(throws: ErrandError.self) { try await server.makeAgent().decoded(HTTPBinRequest("/json"), as: Wrong.self) }
+            await #expect(throws: ErrandError.self) { try await server.makeAgent().decoded(HTTPBinRequest("/json"), Wrong.self) }
         },
         Scenario("delay/1 passes with a 3 s timeout") { server in
             var request = HTTPBinRequest("/delay/1")

@@ -78,3 +78,45 @@ struct StubAndTransportTests {
         #expect(task.response == nil)
     }
 }
+
+@Suite("NetworkConfig is safe to change from any thread")
+struct NetworkConfigConcurrencyTests {
+    struct Filter: URLFilter {
+        func filterUrl(_ originUrl: String, request: any BaseRequest) -> String { originUrl }
+    }
+
+    struct Request: BaseRequest {
+        var url: String { "/item" }
+        var arguments: [String: any Sendable]? { ["n": 1] }
+    }
+
+    @Test func requestsRunWhileTheConfigChanges() async throws {
+        let config = NetworkConfig()
+        config.baseUrl = "http://a.example.invalid"
+        config.callbackQueue = DispatchQueue(label: "config-concurrency")
+        let hosts = EventLog()
+        let agent = NetworkAgent(
+            config: config,
+            transport: StubTransport { request in
+                hosts.append(request.url.host ?? "?")
+                return Response(statusCode: 200, data: Data("{}".utf8))
+            })
+        agent.maxConcurrentRequests = 16
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask {
+                    if index % 2 == 0 {
+                        config.baseUrl = index % 4 == 0 ? "http://a.example.invalid" : "http://b.example.invalid"
+                        config.addUrlFilter(Filter())
+                        config.debugLogEnabled = false
+                    }
+                    _ = try await agent.response(Request())
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(hosts.events.count == 200)
+        #expect(Set(hosts.events).isSubset(of: ["a.example.invalid", "b.example.invalid"]))
+        #expect(config.urlFilters.count == 100)
+    }
+}

@@ -88,7 +88,7 @@ public final class NetworkAgent: Sendable {
     /// Sends `request` and decodes its JSON body as `type`.
     /// - Throws: ``ErrandError/decoding(_:)`` when the body does not decode, or any error of ``response(_:ignoreCache:)``.
     public func decoded<T: Decodable>(
-        _ request: any BaseRequest, as type: T.Type, decoder: JSONDecoder = JSONDecoder()
+        _ request: any BaseRequest, _ type: T.Type, decoder: JSONDecoder = JSONDecoder()
     ) async throws(ErrandError) -> T {
         try await response(request).decode(type, decoder: decoder)
     }
@@ -172,11 +172,11 @@ public final class NetworkAgent: Sendable {
     }
 
     private func finish(_ task: RequestTask, response: Response?, error: ErrandError?) {
-        guard let finish = task.finish(response: response, error: error) else { return }
-        if finish.wasRunning {
-            queue.jobFinished()
-        } else if finish.wasQueued {
-            queue.remove(id: ObjectIdentifier(task))
+        switch task.finish(response: response, error: error) {
+        case nil: return
+        case .running: queue.jobFinished()
+        case .queued: queue.remove(id: ObjectIdentifier(task))
+        case .created, .finished: break
         }
         liveTasks.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(task)) }
         if config.debugLogEnabled {

@@ -13,7 +13,10 @@ public protocol RequestAccessory: Sendable {
 }
 
 extension RequestAccessory {
+    /// Default: does nothing.
     public func requestWillStart(_ task: RequestTask) {}
+    /// Default: does nothing.
     public func requestWillStop(_ task: RequestTask) {}
+    /// Default: does nothing.
     public func requestDidStop(_ task: RequestTask) {}
 }

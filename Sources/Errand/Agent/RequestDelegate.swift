@@ -12,6 +12,8 @@ public protocol RequestDelegate: AnyObject, Sendable {
 }
 
 extension RequestDelegate {
+    /// Default: does nothing.
     public func requestFinished(_ task: RequestTask) {}
+    /// Default: does nothing.
     public func requestFailed(_ task: RequestTask) {}
 }

@@ -180,26 +180,16 @@ public final class RequestTask: Sendable {
         }
     }
 
-    /// What finishing a task hands back to the agent.
-    struct Finish {
-        let wasRunning: Bool
-        let wasQueued: Bool
-    }
-
-    /// Records the outcome; `nil` when the task had already finished, so each task finishes once.
-    func finish(response: Response?, error: ErrandError?) -> Finish? {
-        state.withLock {
-            let finish: Finish
-            switch $0.phase {
-            case .finished: return nil
-            case .created: finish = Finish(wasRunning: false, wasQueued: false)
-            case .queued: finish = Finish(wasRunning: false, wasQueued: true)
-            case .running: finish = Finish(wasRunning: true, wasQueued: false)
-            }
-            $0.phase = .finished
-            $0.response = response
-            $0.error = error
-            return finish
+    /// Records the outcome and returns the phase the task finished from; `nil` when it had
+    /// already finished, so that each task finishes once.
+    func finish(response: Response?, error: ErrandError?) -> Phase? {
+        state.withLock { state in
+            let previous = state.phase
+            if previous.isFinished { return nil }
+            state.phase = .finished
+            state.response = response
+            state.error = error
+            return previous
         }
     }
 

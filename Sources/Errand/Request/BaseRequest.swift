@@ -100,26 +100,48 @@ public protocol BaseRequest: Sendable {
     func buildCustomURLRequest() -> URLRequest?
 }
 
+/// YTKNetwork's defaults: a conformer overrides only what differs.
 extension BaseRequest {
+    /// Default: `""`.
     public var url: String { "" }
+    /// Default: `""`.
     public var baseUrl: String { "" }
+    /// Default: `""`.
     public var cdnUrl: String { "" }
+    /// Default: `false`.
     public var useCDN: Bool { false }
+    /// Default: `.get`.
     public var method: HTTPMethod { .get }
+    /// Default: `nil`.
     public var arguments: [String: any Sendable]? { nil }
+    /// Default: `.http`.
     public var requestSerializerType: RequestSerializerType { .http }
+    /// Default: `.json`.
     public var responseSerializerType: ResponseSerializerType { .json }
+    /// Default: `[:]`.
     public var headers: [String: String] { [:] }
+    /// Default: `nil`.
     public var authorization: (username: String, password: String)? { nil }
+    /// Default: `60`.
     public var timeoutInterval: TimeInterval { 60 }
+    /// Default: `nil`.
     public var jsonValidator: JSONValidator? { nil }
+    /// Default: `(200...299).contains(code)`.
     public func statusCodeValidator(_ code: Int) -> Bool { (200...299).contains(code) }
+    /// Default: `-1`.
     public var cacheTimeInSeconds: Int { -1 }
+    /// Default: `0`.
     public var cacheVersion: Int { 0 }
+    /// Default: `nil`.
     public var cacheSensitiveData: String? { nil }
+    /// Default: `arguments`.
     public func cacheKeyArguments(_ arguments: [String: any Sendable]?) -> [String: any Sendable]? { arguments }
+    /// Default: `nil`.
     public var resumableDownloadPath: String? { nil }
+    /// Default: `.default`.
     public var priority: RequestPriority { .default }
+    /// Default: `[]`.
     public var requestAccessories: [any RequestAccessory] { [] }
+    /// Default: `nil`.
     public func buildCustomURLRequest() -> URLRequest? { nil }
 }

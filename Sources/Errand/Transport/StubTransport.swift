@@ -24,6 +24,7 @@ public struct StubTransport: Transport {
         self.respond = respond
     }
 
+    /// Starts `request`; see ``Transport/send(_:events:)``.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
         let task = StubTask(events: events)
         DispatchQueue.global().asyncAfter(deadline: .now() + latency) { [respond] in

@@ -26,6 +26,7 @@ public final class URLSessionTransport: Transport {
         session.invalidateAndCancel()
     }
 
+    /// Starts `request`; see ``Transport/send(_:events:)``.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
         let task = session.dataTask(with: Self.urlRequest(for: request))
         router.register(task, idleTimeout: request.timeoutInterval, events: events)

@@ -1,0 +1,103 @@
+import Foundation
+
+/// One benchmark's outcome: the time each operation took, and the wall time of the whole run.
+///
+/// Per-operation samples give latency (median, p90); the wall time gives throughput, which
+/// also counts what the samples miss, such as the hand-off from one request to the next.
+struct Measurement: Sendable {
+    let name: String
+    let operations: Int
+    /// Nanoseconds per operation, sorted ascending.
+    let samples: [Double]
+    let wallNanoseconds: Double
+
+    init(name: String, operations: Int, samples: [Duration], wall: Duration) {
+        self.name = name
+        self.operations = operations
+        self.samples = samples.map(\.nanoseconds).sorted()
+        self.wallNanoseconds = wall.nanoseconds
+    }
+
+    var median: Double { percentile(50) }
+    var p90: Double { percentile(90) }
+
+    /// Operations per second over the whole run.
+    var throughput: Double {
+        wallNanoseconds > 0 ? Double(operations) / (wallNanoseconds / 1e9) : 0
+    }
+
+    /// Nearest-rank percentile: a value that was actually observed, never an interpolation.
+    func percentile(_ p: Double) -> Double {
+        guard !samples.isEmpty else { return 0 }
+        let rank = Int((p / 100 * Double(samples.count)).rounded(.up))
+        return samples[min(max(rank, 1), samples.count) - 1]
+    }
+}
+
+/// Times operations too fast for one clock reading each: the clock itself costs tens of
+/// nanoseconds, so each sample is the mean of a batch.
+enum Microbenchmark {
+    static func measure(
+        _ name: String, iterations: Int, warmup: Int, batch: Int = 100, _ body: () throws -> Void
+    ) rethrows -> Measurement {
+        let clock = ContinuousClock()
+        for _ in 0..<warmup { try body() }
+        let batches = max(1, iterations / batch)
+        var samples: [Duration] = []
+        samples.reserveCapacity(batches)
+        let start = clock.now
+        for _ in 0..<batches {
+            let batchStart = clock.now
+            for _ in 0..<batch { try body() }
+            samples.append((clock.now - batchStart) / batch)
+        }
+        return Measurement(name: name, operations: batches * batch, samples: samples, wall: clock.now - start)
+    }
+}
+
+/// A benchmark could not produce numbers worth printing, for example because requests failed.
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension Duration {
+    var nanoseconds: Double {
+        Double(components.seconds) * 1e9 + Double(components.attoseconds) * 1e-9
+    }
+}
+
+enum Format {
+    static func duration(nanoseconds ns: Double) -> String {
+        switch ns {
+        case ..<1_000: String(format: "%.0f ns", ns)
+        case ..<1_000_000: String(format: "%.1f µs", ns / 1e3)
+        default: String(format: "%.2f ms", ns / 1e6)
+        }
+    }
+
+    static func rate(_ perSecond: Double) -> String {
+        switch perSecond {
+        case ..<1_000: String(format: "%.0f /s", perSecond)
+        case ..<1_000_000: String(format: "%.2f k/s", perSecond / 1e3)
+        default: String(format: "%.2f M/s", perSecond / 1e6)
+        }
+    }
+
+    static func count(_ n: Int) -> String {
+        n >= 10_000 && n % 1_000 == 0 ? "\(n / 1_000)k" : "\(n)"
+    }
+
+    /// Left-aligns the first column and right-aligns the rest, so numbers line up.
+    static func table(header: [String], rows: [[String]]) -> String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { column, cell in
+                let padding = String(repeating: " ", count: widths[column] - cell.count)
+                return column == 0 ? cell + padding : padding + cell
+            }.joined(separator: "  ")
+        }
+        let rule = widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ")
+        return ([line(header), rule] + rows.map(line)).joined(separator: "\n")
+    }
+}
