@@ -19,8 +19,11 @@ enum Load {
         }
         let clock = ContinuousClock()
         let began = clock.now
+        let cpuStart = ProcessCPU.now()
         let latencies = try await Pump(total: total, start: start).run(inFlight: inFlight)
-        return Measurement(name: name, operations: total, samples: latencies, wall: clock.now - began)
+        return Measurement(
+            name: name, operations: total, samples: latencies, wall: clock.now - began,
+            cpu: ProcessCPU.now() - cpuStart)
     }
 
     /// Runs `total` async operations, `inFlight` child tasks each awaiting its share in turn.
@@ -33,8 +36,11 @@ enum Load {
         }
         let clock = ContinuousClock()
         let began = clock.now
+        let cpuStart = ProcessCPU.now()
         let latencies = try await runAsync(total: total, inFlight: inFlight, operation: operation)
-        return Measurement(name: name, operations: total, samples: latencies, wall: clock.now - began)
+        return Measurement(
+            name: name, operations: total, samples: latencies, wall: clock.now - began,
+            cpu: ProcessCPU.now() - cpuStart)
     }
 
     private static func runAsync(

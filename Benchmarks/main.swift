@@ -1,1 +1,76 @@
-print("placeholder")
+// Measures what Errand costs: its own work per request, URL building and argument encoding,
+// and real loopback HTTP beside URLSession alone. Numbers, not pass/fail; see BENCHMARKS.md.
+//
+//     swift run -c release ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
+
+import Foundation
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(status)
+}
+
+let plan: Plan
+do {
+    plan = try Plan(arguments: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    fail("\(error.description)\n\n\(Plan.usage)", status: 2)
+}
+if plan.helpOnly {
+    print(Plan.usage)
+    exit(0)
+}
+if plan.listOnly {
+    print(Plan.allNames.joined(separator: "\n"))
+    exit(0)
+}
+
+#if DEBUG
+    print("warning: a debug build; these numbers say little. Use `swift run -c release ErrandBenchmarks`.\n")
+#endif
+print("Errand benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+
+// Progress goes to standard error so that standard output is only the report.
+let progress: (String) -> Void = { FileHandle.standardError.write(Data("  running \($0)\n".utf8)) }
+var results: [Measurement] = []
+do {
+    results += try await OverheadBenchmarks.run(plan, progress: progress)
+    results += try await EncodingBenchmarks.run(plan, progress: progress)
+    results += try await LoopbackBenchmarks.run(plan, progress: progress)
+} catch {
+    fail("benchmark failed: \(error)", status: 1)
+}
+
+print()
+print(
+    Format.table(
+        header: ["benchmark", "ops", "median", "p90", "throughput", "cpu/op"],
+        rows: results.map {
+            [
+                $0.name, Format.count($0.operations), Format.duration(nanoseconds: $0.median),
+                Format.duration(nanoseconds: $0.p90), Format.rate($0.throughput), Format.duration(nanoseconds: $0.cpuPerOperation),
+            ]
+        }))
+
+// Differences between rows that are only comparable in pairs.
+let byName = Dictionary(results.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+func difference(_ name: String, _ base: String, _ label: String) {
+    guard let measured = byName[name], let baseline = byName[base] else { return }
+    func signed(_ nanoseconds: Double) -> String {
+        (nanoseconds < 0 ? "-" : "+") + Format.duration(nanoseconds: abs(nanoseconds))
+    }
+    let ratio = baseline.throughput > 0 ? measured.throughput / baseline.throughput : 0
+    print(
+        "  \(label): \(signed(measured.median - baseline.median)) median latency, "
+            + "\(signed(measured.cpuPerOperation - baseline.cpuPerOperation)) CPU per request, "
+            + "\(String(format: "%.2f", ratio))× the throughput")
+}
+print()
+difference("encoding.pipeline.10-arguments", "encoding.pipeline.no-arguments", "ten arguments vs none (stub pipeline)")
+difference("loopback.errand.sequential", "loopback.urlsession.sequential", "Errand vs URLSession alone, sequential")
+difference("loopback.errand.16-in-flight", "loopback.urlsession.16-in-flight", "Errand vs URLSession alone, 16 in flight")
+if let peak = PeakMemory.residentHighWaterMark() {
+    print("  peak resident memory (VmHWM): \(String(format: "%.1f", Double(peak) / 1024)) MiB")
+} else {
+    print("  peak resident memory: not available here (no /proc/self/status)")
+}

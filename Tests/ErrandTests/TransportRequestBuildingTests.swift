@@ -75,6 +75,21 @@ struct TransportRequestBuildingTests {
         #expect(built.value(forHeader: "Content-Type") == "application/json")
     }
 
+    @Test func foundationAndOptionalValuesEncode() throws {
+        let none: String? = nil
+        let some: String? = "x"
+        var request = Request(method: .post)
+        request.arguments = [
+            "n": NSNumber(value: 3), "t": NSNumber(value: true), "none": none, "some": some,
+            "d": Decimal(string: "1.25") ?? 0, "u": URL(string: "https://x.example/z?a=1") as Any as? URL, "i8": Int8(-5),
+        ]
+        request.requestSerializerType = .json
+        let built = try build(request)
+        #expect(
+            built.body.map { String(decoding: $0, as: UTF8.self) }
+                == #"{"d":1.25,"i8":-5,"n":3,"none":null,"some":"x","t":true,"u":"https://x.example/z?a=1"}"#)
+    }
+
     @Test func unencodableArgumentsAreASerializationError() {
         #expect(throws: ErrandError.serialization("arguments.n is nan, which JSON and URLs cannot carry")) {
             try build(Request(arguments: ["n": Double.nan]))

@@ -14,29 +14,55 @@ enum ArgumentValue {
 
     /// Normalises a request's arguments, naming the offending key path when a value is not encodable.
     static func object(_ arguments: [String: any Sendable]) throws(ErrandError) -> ArgumentValue {
-        try ArgumentValue(arguments, path: "arguments")
+        do {
+            return try object(arguments.map { ($0.key, $0.value as Any) })
+        } catch {
+            let path = "arguments" + error.reversedPath.reversed().joined()
+            throw .serialization("\(path) \(error.problem)")
+        }
+    }
+
+    /// A value that cannot be encoded; its path is collected on the way back up, so encodable
+    /// arguments cost no path strings.
+    private struct Unencodable: Error {
+        var reversedPath: [String] = []
+        let problem: String
+
+        func within(_ component: String) -> Unencodable {
+            var outer = self
+            outer.reversedPath.append(component)
+            return outer
+        }
     }
 
     private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
 
-    private init(_ value: Any, path: String) throws(ErrandError) {
+    /// Swift's own types are matched first and exactly: a cast to `NSNumber` or `NSNull`
+    /// would bridge a whole dictionary or array to Foundation just to fail.
+    private init(_ value: Any) throws(Unencodable) {
         switch value {
-        case let bool as Bool where type(of: value) == Bool.self:
-            self = .bool(bool)
         case let string as String:
             self = .string(string)
-        case let string as Substring:
-            self = .string(String(string))
-        case let number as NSNumber where type(of: value) is NSNumber.Type:
-            self =
-                ObjectIdentifier(type(of: number)) == Self.booleanClass
-                ? .bool(number.boolValue) : try Self.number(number.doubleValue, text: number.stringValue, path: path)
+        case let integer as Int where type(of: value) == Int.self:
+            self = .number(String(integer))
+        case let dictionary as [String: any Sendable]:
+            self = try Self.object(dictionary.map { ($0.key, $0.value as Any) })
+        case let array as [any Sendable]:
+            self = try Self.array(array.map { $0 as Any })
+        case let bool as Bool where type(of: value) == Bool.self:
+            self = .bool(bool)
         case let integer as any BinaryInteger:
             self = .number(String(describing: integer))
-        case let double as Double:
-            self = try Self.number(double, text: String(describing: double), path: path)
-        case let float as Float:
-            self = try Self.number(Double(float), text: String(describing: float), path: path)
+        case let double as Double where type(of: value) == Double.self:
+            self = try Self.number(double, text: String(describing: double))
+        case let float as Float where type(of: value) == Float.self:
+            self = try Self.number(Double(float), text: String(describing: float))
+        case let number as NSNumber:
+            self =
+                ObjectIdentifier(type(of: number)) == Self.booleanClass
+                ? .bool(number.boolValue) : try Self.number(number.doubleValue, text: number.stringValue)
+        case let string as Substring:
+            self = .string(String(string))
         case let decimal as Decimal:
             self = .number(decimal.description)
         case is NSNull:
@@ -45,48 +71,103 @@ enum ArgumentValue {
             self = .string(url.absoluteString)
         case let uuid as UUID:
             self = .string(uuid.uuidString)
-        case let array as [Any]:
-            var elements: [ArgumentValue] = []
-            for (index, element) in array.enumerated() {
-                elements.append(try ArgumentValue(element, path: "\(path)[\(index)]"))
-            }
-            self = .array(elements)
         case let dictionary as [String: Any]:
-            var pairs: [(key: String, value: ArgumentValue)] = []
-            for key in dictionary.keys.sorted() {
-                pairs.append((key, try ArgumentValue(dictionary[key] as Any, path: "\(path).\(key)")))
-            }
-            self = .object(pairs)
+            self = try Self.object(dictionary.map { ($0.key, $0.value) })
+        case let array as [Any]:
+            self = try Self.array(array)
         default:
             let mirror = Mirror(reflecting: value)
             guard mirror.displayStyle == .optional else {
-                throw .serialization("\(path) has a value of unsupported type \(type(of: value))")
+                throw Unencodable(problem: "has a value of unsupported type \(type(of: value))")
             }
             if let wrapped = mirror.children.first?.value {
-                try self.init(wrapped, path: path)
+                try self.init(wrapped)
             } else {
                 self = .null
             }
         }
     }
 
-    private static func number(_ value: Double, text: String, path: String) throws(ErrandError) -> ArgumentValue {
-        guard value.isFinite else { throw .serialization("\(path) is \(text), which JSON and URLs cannot carry") }
+    private static func object(_ pairs: [(String, Any)]) throws(Unencodable) -> ArgumentValue {
+        var normalised: [(key: String, value: ArgumentValue)] = []
+        for (key, value) in pairs.sorted(by: { $0.0 < $1.0 }) {
+            do {
+                normalised.append((key, try ArgumentValue(value)))
+            } catch {
+                throw error.within("." + key)
+            }
+        }
+        return .object(normalised)
+    }
+
+    private static func array(_ elements: [Any]) throws(Unencodable) -> ArgumentValue {
+        var normalised: [ArgumentValue] = []
+        for (index, element) in elements.enumerated() {
+            do {
+                normalised.append(try ArgumentValue(element))
+            } catch {
+                throw error.within("[\(index)]")
+            }
+        }
+        return .array(normalised)
+    }
+
+    private static func number(_ value: Double, text: String) throws(Unencodable) -> ArgumentValue {
+        guard value.isFinite else { throw Unencodable(problem: "is \(text), which JSON and URLs cannot carry") }
         return .number(text)
     }
 
     // MARK: Rendering
+    //
+    // Both renderings write UTF-8 bytes into one buffer: building them from many small strings
+    // cost several times more.
 
     /// Compact JSON with sorted keys: the same arguments always give the same bytes.
     var json: String {
+        var output: [UInt8] = []
+        writeJSON(to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private func writeJSON(to output: inout [UInt8]) {
         switch self {
-        case .string(let string): Self.jsonQuoted(string)
-        case .number(let text): text
-        case .bool(let bool): bool ? "true" : "false"
-        case .null: "null"
-        case .array(let elements): "[" + elements.map(\.json).joined(separator: ",") + "]"
-        case .object(let pairs): "{" + pairs.map { Self.jsonQuoted($0.key) + ":" + $0.value.json }.joined(separator: ",") + "}"
+        case .string(let string): Self.writeJSONString(string, to: &output)
+        case .number(let text): output += text.utf8
+        case .bool(let bool): output += (bool ? "true" : "false").utf8
+        case .null: output += "null".utf8
+        case .array(let elements):
+            output.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                element.writeJSON(to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let pairs):
+            output.append(UInt8(ascii: "{"))
+            for (index, pair) in pairs.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.writeJSONString(pair.key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                pair.value.writeJSON(to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Quotes and escapes `string`; bytes of multi-byte characters pass through as UTF-8.
+    private static func writeJSONString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), byte]
+            case UInt8(ascii: "\n"): output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case UInt8(ascii: "\r"): output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case UInt8(ascii: "\t"): output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20: output += Array("\\u00".utf8) + [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
     }
 
     /// `application/x-www-form-urlencoded` text, also used as a query string: `a=1&b%5B%5D=x&b%5B%5D=y`.
@@ -94,44 +175,44 @@ enum ArgumentValue {
     /// Nested values follow the bracket convention of Rails, PHP and Alamofire (`key[]=`, `key[sub]=`);
     /// booleans are `1` and `0`, as YTKNetwork and Alamofire send them.
     var formEncoded: String {
-        formPairs(prefix: nil).map { "\(Self.percentEncoded($0.0))=\(Self.percentEncoded($0.1))" }.joined(separator: "&")
+        var output: [UInt8] = []
+        writeFormPairs(key: nil, to: &output)
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private func formPairs(prefix: String?) -> [(String, String)] {
-        let key = prefix ?? ""
+    private func writeFormPairs(key: String?, to output: inout [UInt8]) {
+        func pair(_ value: String) {
+            if !output.isEmpty { output.append(UInt8(ascii: "&")) }
+            Self.writePercentEncoded(key ?? "", to: &output)
+            output.append(UInt8(ascii: "="))
+            Self.writePercentEncoded(value, to: &output)
+        }
         switch self {
-        case .string(let string): return [(key, string)]
-        case .number(let text): return [(key, text)]
-        case .bool(let bool): return [(key, bool ? "1" : "0")]
-        case .null: return [(key, "")]
-        case .array(let elements): return elements.flatMap { $0.formPairs(prefix: key + "[]") }
+        case .string(let string): pair(string)
+        case .number(let text): pair(text)
+        case .bool(let bool): pair(bool ? "1" : "0")
+        case .null: pair("")
+        case .array(let elements):
+            for element in elements { element.writeFormPairs(key: (key ?? "") + "[]", to: &output) }
         case .object(let pairs):
-            return pairs.flatMap { pair in pair.value.formPairs(prefix: prefix.map { "\($0)[\(pair.key)]" } ?? pair.key) }
+            for (name, value) in pairs { value.writeFormPairs(key: key.map { "\($0)[\(name)]" } ?? name, to: &output) }
         }
     }
 
-    /// RFC 3986 unreserved characters pass; everything else, `+`, `&`, `=` and `/` included, is escaped.
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func percentEncoded(_ string: String) -> String {
-        string.addingPercentEncoding(withAllowedCharacters: unreserved) ?? string
-    }
-
-    private static func jsonQuoted(_ string: String) -> String {
-        var quoted = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: quoted.unicodeScalars.append(scalar)
+    /// RFC 3986 unreserved characters pass; every other UTF-8 byte, `+`, `&`, `=` and `/`
+    /// included, becomes `%XX`.
+    private static func writePercentEncoded(_ string: String, to output: inout [UInt8]) {
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                output.append(byte)
+            default:
+                output += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
             }
         }
-        return quoted + "\""
     }
+
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
 }

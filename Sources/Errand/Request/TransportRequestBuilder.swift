@@ -55,7 +55,7 @@ enum TransportRequestBuilder {
         var string = url.absoluteString
         let fragment = string.firstIndex(of: "#").map { String(string[$0...]) } ?? ""
         string.removeLast(fragment.count)
-        let separator = string.contains("?") ? (string.hasSuffix("?") || string.hasSuffix("&") ? "" : "&") : "?"
+        let separator = string.firstIndex(of: "?") == nil ? "?" : (string.last == "?" || string.last == "&" ? "" : "&")
         guard let extended = URL(string: string + separator + query + fragment) else {
             throw .invalidURL(string + separator + query)
         }

@@ -35,34 +35,46 @@ public indirect enum JSONValidator: Sendable, Equatable {
     /// The first mismatch between `json` (as produced by `JSONSerialization`) and this
     /// validator, as a ``ErrandError/jsonValidation(path:expected:found:)``; `nil` when it matches.
     public func validate(_ json: Any?) -> ErrandError? {
-        validate(JSONKind(json), at: "$")
+        guard let mismatch = mismatch(with: JSONKind(json)) else { return nil }
+        let path = "$" + mismatch.reversedPath.reversed().joined()
+        return .jsonValidation(path: path, expected: mismatch.expected, found: mismatch.found)
     }
 
-    private func validate(_ value: JSONKind, at path: String) -> ErrandError? {
+    /// A mismatch found deep in the document; the path is collected on the way back up, so a
+    /// document that matches costs no string building.
+    private struct Mismatch {
+        var reversedPath: [String] = []
+        let expected: String
+        let found: String
+    }
+
+    private func mismatch(with value: JSONKind) -> Mismatch? {
         switch (self, value) {
         case (.any, _), (.optional, .null), (.optional, .missing):
             return nil
         case (.optional(let wrapped), _):
-            return wrapped.validate(value, at: path)
+            return wrapped.mismatch(with: value)
         case (.string, .string), (.number, .number), (.bool, .bool), (.null, .null):
             return nil
         case (.object(let fields), .object(let object)):
             for key in fields.keys.sorted() {
                 let child = object[key].map(JSONKind.init) ?? .missing
-                if let failure = fields[key]?.validate(child, at: path + Self.pathComponent(key)) {
+                if var failure = fields[key]?.mismatch(with: child) {
+                    failure.reversedPath.append(Self.pathComponent(key))
                     return failure
                 }
             }
             return nil
         case (.array(let element), .array(let array)):
             for (index, item) in array.enumerated() {
-                if let failure = element.validate(JSONKind(item), at: "\(path)[\(index)]") {
+                if var failure = element.mismatch(with: JSONKind(item)) {
+                    failure.reversedPath.append("[\(index)]")
                     return failure
                 }
             }
             return nil
         default:
-            return .jsonValidation(path: path, expected: expectation, found: value.name)
+            return Mismatch(expected: expectation, found: value.name)
         }
     }
 
@@ -115,15 +127,17 @@ private enum JSONKind {
     /// `JSONSerialization` returns booleans as a private `NSNumber` subclass on every platform.
     private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
 
+    /// Collections and strings are matched first: a cast to `NSNumber` would bridge a whole
+    /// dictionary to Foundation just to fail.
     init(_ value: Any?) {
         switch value {
         case nil, is NSNull: self = .null
-        case let bool? where type(of: bool) == Bool.self: self = .bool
-        case let number as NSNumber where !(value is String):
-            self = ObjectIdentifier(type(of: number)) == Self.booleanClass ? .bool : .number
         case is String: self = .string
         case let object as [String: Any]: self = .object(object)
         case let array as [Any]: self = .array(array)
+        case let bool? where type(of: bool) == Bool.self: self = .bool
+        case let number as NSNumber:
+            self = ObjectIdentifier(type(of: number)) == Self.booleanClass ? .bool : .number
         default: self = .other
         }
     }

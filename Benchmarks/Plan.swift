@@ -1,0 +1,61 @@
+/// What to run, from the command line.
+struct Plan: Sendable {
+    static let usage = """
+        usage: ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
+
+          --only NAME       run only the benchmark NAME, or the group NAME (such as
+                            `loopback` or `overhead.async`); repeat to run several
+          --iterations N    measure N operations per benchmark instead of its default
+          --list            print the benchmark names and exit
+        """
+
+    /// Every benchmark name, in the order they run.
+    static let allNames = OverheadBenchmarks.names + EncodingBenchmarks.names + LoopbackBenchmarks.names
+
+    var only: [String] = []
+    var iterations: Int?
+    var listOnly = false
+    var helpOnly = false
+
+    init(arguments: [String]) throws(BenchmarkError) {
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--only":
+                guard let name = remaining.popFirst() else { throw BenchmarkError(description: "--only needs a name") }
+                guard Self.allNames.contains(where: { Self.name($0, isSelectedBy: name) }) else {
+                    throw BenchmarkError(description: "no benchmark is called \(name); --list shows them")
+                }
+                only.append(name)
+            case "--iterations":
+                guard let value = remaining.popFirst().flatMap(Int.init), value > 0 else {
+                    throw BenchmarkError(description: "--iterations needs a positive whole number")
+                }
+                iterations = value
+            case "--list":
+                listOnly = true
+            case "--help", "-h":
+                helpOnly = true
+            default:
+                throw BenchmarkError(description: "unknown argument \(argument)")
+            }
+        }
+    }
+
+    func includes(_ name: String) -> Bool {
+        only.isEmpty || only.contains { Self.name(name, isSelectedBy: $0) }
+    }
+
+    /// Operations to measure, and to run unmeasured first so caches, connections and thread
+    /// pools are warm; a tenth as many.
+    func counts(default defaultCount: Int) -> (measured: Int, warmup: Int) {
+        let measured = iterations ?? defaultCount
+        return (measured, max(1, measured / 10))
+    }
+
+    /// Matches whole dot-separated parts, so `loopback.errand` selects `loopback.errand.sequential`
+    /// but `loop` selects nothing.
+    private static func name(_ name: String, isSelectedBy selector: String) -> Bool {
+        name == selector || name.hasPrefix(selector + ".")
+    }
+}
