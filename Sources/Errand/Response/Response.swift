@@ -27,8 +27,7 @@ public struct Response: Sendable {
 
     /// The value of a header field, matched case-insensitively.
     public func value(forHeader name: String) -> String? {
-        if let exact = headers[name] { return exact }
-        return headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.headerField(name)
     }
 
     /// The body as text, decoded with the charset of `Content-Type` (UTF-8 when none is named);

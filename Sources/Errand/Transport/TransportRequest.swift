@@ -24,6 +24,6 @@ public struct TransportRequest: Sendable, Equatable {
 
     /// The value of a header field, matched case-insensitively.
     public func value(forHeader name: String) -> String? {
-        headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.headerField(name)
     }
 }
