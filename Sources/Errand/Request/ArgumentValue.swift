@@ -35,8 +35,6 @@ enum ArgumentValue {
         }
     }
 
-    private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
-
     /// Swift's own types are matched first and exactly: a cast to `NSNumber` or `NSNull`
     /// would bridge a whole dictionary or array to Foundation just to fail.
     private init(_ value: Any) throws(Unencodable) {
@@ -58,9 +56,7 @@ enum ArgumentValue {
         case let float as Float where type(of: value) == Float.self:
             self = try Self.number(Double(float), text: String(describing: float))
         case let number as NSNumber:
-            self =
-                ObjectIdentifier(type(of: number)) == Self.booleanClass
-                ? .bool(number.boolValue) : try Self.number(number.doubleValue, text: number.stringValue)
+            self = number.isBoolean ? .bool(number.boolValue) : try Self.number(number.doubleValue, text: number.stringValue)
         case let string as Substring:
             self = .string(String(string))
         case let decimal as Decimal:

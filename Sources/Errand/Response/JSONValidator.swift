@@ -118,40 +118,39 @@ extension JSONValidator: ExpressibleByArrayLiteral {
     }
 }
 
-/// A JSON value reduced to what validation needs.
-private enum JSONKind {
-    case string, number, bool, null, missing, other
-    case object([String: Any])
-    case array([Any])
+extension JSONValidator {
+    /// A JSON value reduced to what validation needs.
+    fileprivate enum JSONKind {
+        case string, number, bool, null, missing, other
+        case object([String: Any])
+        case array([Any])
 
-    /// `JSONSerialization` returns booleans as a private `NSNumber` subclass on every platform.
-    private static let booleanClass = ObjectIdentifier(type(of: NSNumber(value: true)))
-
-    /// Collections and strings are matched first: a cast to `NSNumber` would bridge a whole
-    /// dictionary to Foundation just to fail.
-    init(_ value: Any?) {
-        switch value {
-        case nil, is NSNull: self = .null
-        case is String: self = .string
-        case let object as [String: Any]: self = .object(object)
-        case let array as [Any]: self = .array(array)
-        case let bool? where type(of: bool) == Bool.self: self = .bool
-        case let number as NSNumber:
-            self = ObjectIdentifier(type(of: number)) == Self.booleanClass ? .bool : .number
-        default: self = .other
+        /// Collections and strings are matched first: a cast to `NSNumber` would bridge a whole
+        /// dictionary to Foundation just to fail.
+        init(_ value: Any?) {
+            switch value {
+            case nil, is NSNull: self = .null
+            case is String: self = .string
+            case let object as [String: Any]: self = .object(object)
+            case let array as [Any]: self = .array(array)
+            case let bool? where type(of: bool) == Bool.self: self = .bool
+            case let number as NSNumber:
+                self = number.isBoolean ? .bool : .number
+            default: self = .other
+            }
         }
-    }
 
-    var name: String {
-        switch self {
-        case .string: "string"
-        case .number: "number"
-        case .bool: "bool"
-        case .null: "null"
-        case .missing: "missing"
-        case .other: "unknown value"
-        case .object: "object"
-        case .array: "array"
+        var name: String {
+            switch self {
+            case .string: "string"
+            case .number: "number"
+            case .bool: "bool"
+            case .null: "null"
+            case .missing: "missing"
+            case .other: "unknown value"
+            case .object: "object"
+            case .array: "array"
+            }
         }
     }
 }
