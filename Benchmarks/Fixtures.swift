@@ -58,6 +58,7 @@ extension NetworkAgent {
     func start(_ request: any BaseRequest, outcome done: @escaping Outcome) {
         start(
             request, success: { _ in done(nil) },
-            failure: { task in done("\(type(of: request)) failed: \(task.error.map { "\($0)" } ?? "no error recorded")") })
+            failure: { task in done("\(type(of: request)) failed: \(task.error.map { "\($0)" } ?? "no error recorded")")
+            })
     }
 }

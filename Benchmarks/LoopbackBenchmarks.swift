@@ -37,7 +37,9 @@ enum LoopbackBenchmarks {
         let plain: @Sendable (@escaping Outcome) -> Void = { done in
             session.dataTask(with: URLRequest(url: url, timeoutInterval: 10)) { _, response, error in
                 let status = (response as? HTTPURLResponse)?.statusCode
-                done(error.map { "URLSession GET /get failed: \($0)" } ?? (status == 200 ? nil : "GET /get answered \(status ?? 0)"))
+                done(
+                    error.map { "URLSession GET /get failed: \($0)" }
+                        ?? (status == 200 ? nil : "GET /get answered \(status ?? 0)"))
             }.resume()
         }
         let errand: @Sendable (@escaping Outcome) -> Void = { done in

@@ -28,7 +28,9 @@ if plan.listOnly {
 #if DEBUG
     print("warning: a debug build; these numbers say little. Use `swift run -c release ErrandBenchmarks`.\n")
 #endif
-print("Errand benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)")
+print(
+    "Errand benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)"
+)
 
 // Progress goes to standard error so that standard output is only the report.
 let progress: (String) -> Void = { FileHandle.standardError.write(Data("  running \($0)\n".utf8)) }
@@ -48,7 +50,8 @@ print(
         rows: results.map {
             [
                 $0.name, Format.count($0.operations), Format.duration(nanoseconds: $0.median),
-                Format.duration(nanoseconds: $0.p90), Format.rate($0.throughput), Format.duration(nanoseconds: $0.cpuPerOperation),
+                Format.duration(nanoseconds: $0.p90), Format.rate($0.throughput),
+                Format.duration(nanoseconds: $0.cpuPerOperation),
             ]
         }))
 
@@ -68,7 +71,8 @@ func difference(_ name: String, _ base: String, _ label: String) {
 print()
 difference("encoding.pipeline.10-arguments", "encoding.pipeline.no-arguments", "ten arguments vs none (stub pipeline)")
 difference("loopback.errand.sequential", "loopback.urlsession.sequential", "Errand vs URLSession alone, sequential")
-difference("loopback.errand.16-in-flight", "loopback.urlsession.16-in-flight", "Errand vs URLSession alone, 16 in flight")
+difference(
+    "loopback.errand.16-in-flight", "loopback.urlsession.16-in-flight", "Errand vs URLSession alone, 16 in flight")
 if let peak = PeakMemory.residentHighWaterMark() {
     print("  peak resident memory (VmHWM): \(String(format: "%.1f", Double(peak) / 1024)) MiB")
 } else {

@@ -108,7 +108,8 @@ final class PrintingDelegate: RequestDelegate {
     }
 
     func requestFailed(_ task: RequestTask) {
-        outcome = "Failed as expected, because the server sends no level: \(task.error.map(String.init(describing:)) ?? "?")."
+        outcome =
+            "Failed as expected, because the server sends no level: \(task.error.map(String.init(describing:)) ?? "?")."
         waiter?.resume()
     }
 }

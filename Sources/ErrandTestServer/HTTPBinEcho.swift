@@ -79,7 +79,7 @@ struct HTTPBinEcho {
     /// body), or `null`.
     private var json: Any {
         guard !isForm, String(data: request.body, encoding: .utf8) != nil,
-              let object = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
+            let object = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
         else {
             return NSNull()
         }

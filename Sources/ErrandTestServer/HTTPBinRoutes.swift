@@ -35,8 +35,8 @@ enum HTTPBinRoutes {
         for choice in (context.parameters["codes"] ?? "").split(separator: ",", omittingEmptySubsequences: false) {
             let parts = choice.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count <= 2,
-                  let code = Int(parts[0].trimmingCharacters(in: .whitespaces)),
-                  let weight = parts.count == 2 ? Double(parts[1].trimmingCharacters(in: .whitespaces)) : 1
+                let code = Int(parts[0].trimmingCharacters(in: .whitespaces)),
+                let weight = parts.count == 2 ? Double(parts[1].trimmingCharacters(in: .whitespaces)) : 1
             else {
                 return invalid
             }
@@ -69,20 +69,24 @@ enum HTTPBinRoutes {
         case 401:
             return HTTPResponse(status: code, headers: [HTTPHeader("WWW-Authenticate", "Basic realm=\"Fake Realm\"")])
         case 402:
-            return HTTPResponse(status: code, headers: [HTTPHeader("x-more-info", "http://vimeo.com/22053820")],
-                                body: Data("Fuck you, pay me!".utf8))
+            return HTTPResponse(
+                status: code, headers: [HTTPHeader("x-more-info", "http://vimeo.com/22053820")],
+                body: Data("Fuck you, pay me!".utf8))
         case 406:
-            let body = #"{"message": "Client did not request a supported media type.", "accept": "#
+            let body =
+                #"{"message": "Client did not request a supported media type.", "accept": "#
                 + #"["image/webp", "image/svg+xml", "image/jpeg", "image/png", "image/*"]}"#
-            return HTTPResponse(status: code, headers: [HTTPHeader("Content-Type", "application/json")],
-                                body: Data(body.utf8))
+            return HTTPResponse(
+                status: code, headers: [HTTPHeader("Content-Type", "application/json")],
+                body: Data(body.utf8))
         case 304, 407:
             // httpbin sets Proxy-Authenticate on 407, but gunicorn drops it as a hop-by-hop header,
             // and werkzeug drops Content-Type from a 304: what clients actually get is neither.
             return HTTPResponse(status: code)
         case 418:
-            return HTTPResponse(status: code, headers: [HTTPHeader("x-more-info", "http://tools.ietf.org/html/rfc2324")],
-                                body: Data(teapot.utf8))
+            return HTTPResponse(
+                status: code, headers: [HTTPHeader("x-more-info", "http://tools.ietf.org/html/rfc2324")],
+                body: Data(teapot.utf8))
         default:
             return HTTPResponse(status: code, headers: plain)
         }
@@ -98,9 +102,10 @@ enum HTTPBinRoutes {
         // Framing headers from a query string would corrupt the response; header syntax is checked too.
         let framing: Set<String> = ["content-length", "transfer-encoding", "connection"]
         for header in added {
-            guard !header.name.isEmpty, header.name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }),
-                  !header.value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
-                  !framing.contains(header.name.lowercased())
+            guard !header.name.isEmpty,
+                header.name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }),
+                !header.value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }),
+                !framing.contains(header.name.lowercased())
             else {
                 return .text("Invalid header", status: 400)
             }
@@ -126,8 +131,8 @@ enum HTTPBinRoutes {
 
     private static func basicAuth(_ context: RouteContext) -> HTTPResponse {
         guard let user = context.parameters["user"], let password = context.parameters["passwd"],
-              let credentials = basicCredentials(context.request.headers.first("Authorization")),
-              credentials.user == user, credentials.password == password
+            let credentials = basicCredentials(context.request.headers.first("Authorization")),
+            credentials.user == user, credentials.password == password
         else {
             return statusResponse(401)
         }
@@ -137,10 +142,11 @@ enum HTTPBinRoutes {
     /// `Authorization: Basic base64(user:password)`, split at the first colon as werkzeug does.
     private static func basicCredentials(_ header: String?) -> (user: String, password: String)? {
         guard let header, let space = header.firstIndex(of: " "),
-              header[..<space].lowercased() == "basic",
-              let decoded = Data(base64Encoded: header[space...].trimmingCharacters(in: .whitespaces),
-                                 options: .ignoreUnknownCharacters),
-              let text = String(data: decoded, encoding: .utf8)
+            header[..<space].lowercased() == "basic",
+            let decoded = Data(
+                base64Encoded: header[space...].trimmingCharacters(in: .whitespaces),
+                options: .ignoreUnknownCharacters),
+            let text = String(data: decoded, encoding: .utf8)
         else {
             return nil
         }
@@ -153,7 +159,7 @@ enum HTTPBinRoutes {
     /// Like httpbin: at most 10 seconds; a delay that is not a number, or negative, is a 500.
     private static func delay(_ context: RouteContext) -> HTTPResponse {
         guard let requested = Double((context.parameters["delay"] ?? "").trimmingCharacters(in: .whitespaces)),
-              requested >= 0
+            requested >= 0
         else {
             return .serverError
         }
@@ -222,7 +228,7 @@ enum HTTPBinRoutes {
                         "items": ["Why <em>WonderWidgets</em> are great", "Who <em>buys</em> WonderWidgets"],
                     ],
                 ],
-            ] as [String: Any],
+            ] as [String: Any]
         ]
     }
 }

@@ -75,9 +75,10 @@ struct HTTPRequestParser {
             scannedUpTo = 0
             requestLineChecked = false
             continueSent = false
-            return .request(HTTPRequest(
-                method: head.method, target: head.target, version: head.version,
-                headers: head.headers, body: body, peerAddress: peerAddress))
+            return .request(
+                HTTPRequest(
+                    method: head.method, target: head.target, version: head.version,
+                    headers: head.headers, body: body, peerAddress: peerAddress))
         } catch {
             return .failure(status: error.status, reason: error.reason)
         }
@@ -119,10 +120,12 @@ struct HTTPRequestParser {
         let (method, target, version) = try parseRequestLine(requestLine)
         let headers = try lines.dropFirst().map(parseHeaderLine)
         let framing = try framing(of: headers)
-        let expectsContinue = version == "HTTP/1.1"
+        let expectsContinue =
+            version == "HTTP/1.1"
             && headers.first("Expect")?.lowercased() == "100-continue"
-        return Head(method: method, target: target, version: version, headers: headers,
-                    bodyStart: headEnd, framing: framing, expectsContinue: expectsContinue)
+        return Head(
+            method: method, target: target, version: version, headers: headers,
+            bodyStart: headEnd, framing: framing, expectsContinue: expectsContinue)
     }
 
     /// The index just past the blank line that ends the head, accepting CRLF or bare LF.
@@ -149,7 +152,7 @@ struct HTTPRequestParser {
             throw Failure(status: 400, reason: "Malformed method")
         }
         guard !parts[1].isEmpty, parts[1].allSatisfy({ $0 > space && $0 != 0x7F }),
-              target.hasPrefix("/") || target.hasPrefix("http://") || target.hasPrefix("https://")
+            target.hasPrefix("/") || target.hasPrefix("http://") || target.hasPrefix("https://")
                 || (target == "*" && method == "OPTIONS")
         else {
             throw Failure(status: 400, reason: "Malformed request target")
@@ -201,10 +204,11 @@ struct HTTPRequestParser {
             return .chunked
         }
         guard !contentLengths.isEmpty else { return .none }
-        let lengths = Set(contentLengths.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) })
+        let lengths = Set(
+            contentLengths.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) })
         guard lengths.count == 1, let text = lengths.first, !text.isEmpty, text.count <= 18,
-              text.allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(text)
+            text.allSatisfy({ $0.isASCII && $0.isNumber }), let length = Int(text)
         else {
             throw Failure(status: 400, reason: "Malformed Content-Length")
         }
@@ -241,7 +245,7 @@ struct HTTPRequestParser {
             let sizeText = line.bytes.prefix { $0 != semicolon }
                 .filter { $0 != space && $0 != tab }
             guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(isHexDigit),
-                  let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16)
+                let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16)
             else {
                 throw Failure(status: 400, reason: "Malformed chunk size")
             }
@@ -298,7 +302,7 @@ private let semicolon: UInt8 = 0x3B
 private func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-         UInt8(ascii: "0")...UInt8(ascii: "9"):
+        UInt8(ascii: "0")...UInt8(ascii: "9"):
         return true
     default:
         return "!#$%&'*+-.^_`|~".utf8.contains(byte)
@@ -308,7 +312,7 @@ private func isTokenByte(_ byte: UInt8) -> Bool {
 private func isHexDigit(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-         UInt8(ascii: "A")...UInt8(ascii: "F"):
+        UInt8(ascii: "A")...UInt8(ascii: "F"):
         return true
     default:
         return false

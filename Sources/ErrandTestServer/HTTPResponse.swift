@@ -52,7 +52,7 @@ struct HTTPResponse: Sendable {
     static func json(_ object: Any, status: Int = 200, trailingNewline: Bool = true) -> HTTPResponse {
         // Checked first: on Darwin an invalid object raises an Objective-C exception, not an error.
         guard JSONSerialization.isValidJSONObject(object),
-              var data = try? JSONSerialization.data(
+            var data = try? JSONSerialization.data(
                 withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         else {
             return serverError
@@ -81,11 +81,15 @@ struct HTTPResponse: Sendable {
         return response
     }
 
-    static let notFound = htmlError(404, "The requested URL was not found on the server. "
-        + "If you entered the URL manually please check your spelling and try again.")
+    static let notFound = htmlError(
+        404,
+        "The requested URL was not found on the server. "
+            + "If you entered the URL manually please check your spelling and try again.")
 
-    static let serverError = htmlError(500, "The server encountered an internal error and was unable to "
-        + "complete your request. Either the server is overloaded or there is an error in the application.")
+    static let serverError = htmlError(
+        500,
+        "The server encountered an internal error and was unable to "
+            + "complete your request. Either the server is overloaded or there is an error in the application.")
 
     static func reasonPhrase(for status: Int) -> String {
         reasonPhrases[status] ?? "Unknown"

@@ -1,16 +1,17 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What the accept loop, the connections and slow handlers share: the descriptors to shut
 /// down on stop, and the stop signal itself.
 ///
 /// A descriptor is closed only while it is still registered here and only under the lock, so
 /// `stop()` can never shut down a descriptor number the kernel has already handed to someone else.
-final class ServerState: @unchecked Sendable { // every `var` is read and written only while holding `condition`
+final class ServerState: @unchecked Sendable {  // every `var` is read and written only while holding `condition`
     let listener: Int32
     let port: UInt16
 
@@ -91,4 +92,3 @@ final class ServerState: @unchecked Sendable { // every `var` is read and writte
         while !stopped && condition.wait(until: deadline) {}
     }
 }
-

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Why a ``TestServer`` could not start.
 public struct TestServerError: Error, Sendable, CustomStringConvertible {
@@ -18,12 +19,12 @@ public struct TestServerError: Error, Sendable, CustomStringConvertible {
 /// The few BSD socket calls the server makes, over plain file descriptors.
 enum Socket {
     #if canImport(Glibc)
-    private static let streamType = Int32(SOCK_STREAM.rawValue)
-    // Linux has no SO_NOSIGPIPE; this flag keeps a send to a vanished peer from raising SIGPIPE.
-    private static let sendFlags = Int32(MSG_NOSIGNAL)
+        private static let streamType = Int32(SOCK_STREAM.rawValue)
+        // Linux has no SO_NOSIGPIPE; this flag keeps a send to a vanished peer from raising SIGPIPE.
+        private static let sendFlags = Int32(MSG_NOSIGNAL)
     #else
-    private static let streamType = SOCK_STREAM
-    private static let sendFlags: Int32 = 0
+        private static let streamType = SOCK_STREAM
+        private static let sendFlags: Int32 = 0
     #endif
 
     /// Opens a listening TCP socket on 127.0.0.1 and returns it with the port actually bound.
@@ -63,17 +64,17 @@ enum Socket {
         let fd = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 #if canImport(Glibc)
-                Glibc.accept(listener, $0, &length)
+                    Glibc.accept(listener, $0, &length)
                 #else
-                Darwin.accept(listener, $0, &length)
+                    Darwin.accept(listener, $0, &length)
                 #endif
             }
         }
         guard fd >= 0 else { return nil }
         setCloseOnExec(fd)
         #if canImport(Darwin)
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
+            var yes: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
         // Small responses on a keep-alive connection must not wait for Nagle's delayed ACK dance.
         var noDelay: Int32 = 1
@@ -142,7 +143,7 @@ enum Socket {
     private static func loopbackAddress(port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()
         #if canImport(Darwin)
-        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+            address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

@@ -14,7 +14,8 @@ enum URLEncoding {
         while index < input.count {
             let byte = input[index]
             if byte == UInt8(ascii: "%"), index + 2 < input.count,
-               let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2]) {
+                let high = hexValue(input[index + 1]), let low = hexValue(input[index + 2])
+            {
                 let decoded = high << 4 | low
                 if keepingEncoded.contains(decoded) {
                     bytes.append(contentsOf: input[index...index + 2])
@@ -37,8 +38,10 @@ enum URLEncoding {
             guard let equals = pair.firstIndex(of: "=") else {
                 return (unquote(pair, plusAsSpace: true), "")
             }
-            return (unquote(pair[..<equals], plusAsSpace: true),
-                    unquote(pair[pair.index(after: equals)...], plusAsSpace: true))
+            return (
+                unquote(pair[..<equals], plusAsSpace: true),
+                unquote(pair[pair.index(after: equals)...], plusAsSpace: true)
+            )
         }
     }
 
@@ -66,7 +69,8 @@ enum URLEncoding {
                 offset += encoded.count
             case .error(let length):
                 for byte in bytes[offset..<offset + length] {
-                    result += "%" + String(byte >> 4, radix: 16, uppercase: true)
+                    result +=
+                        "%" + String(byte >> 4, radix: 16, uppercase: true)
                         + String(byte & 0xF, radix: 16, uppercase: true)
                 }
                 offset += length

@@ -30,7 +30,8 @@ extension NetworkAgent {
     public func finishedTask(_ request: any BaseRequest, tag: Int = 0) async -> RequestTask {
         await withCheckedContinuation { continuation in
             let task = start(
-                request, success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) })
+                request, success: { continuation.resume(returning: $0) },
+                failure: { continuation.resume(returning: $0) })
             task.tag = tag
         }
     }

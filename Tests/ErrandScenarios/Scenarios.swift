@@ -6,23 +6,30 @@ extension Scenario {
     /// Every scenario, in a stable order.
     public static let all: [Scenario] = [
         Scenario("GET sends arguments in the query, escaped") { server in
-            let arguments: [String: any Sendable] = ["plain": "value", "spaced": "a b", "symbols": "a&b=c+d/e?f", "ünï": "çødé"]
+            let arguments: [String: any Sendable] = [
+                "plain": "value", "spaced": "a b", "symbols": "a&b=c+d/e?f", "ünï": "çødé",
+            ]
             let response = try await server.makeAgent().response(HTTPBinRequest("/get", arguments: arguments))
             #expect(response.statusCode == 200)
             let args = response.object["args"] as? [String: String]
             #expect(args == ["plain": "value", "spaced": "a b", "symbols": "a&b=c+d/e?f", "ünï": "çødé"])
         },
         Scenario("POST sends a form body") { server in
-            let request = HTTPBinRequest("/post", method: .post, arguments: ["name": "Ann Lee", "level": 3, "note": "x+y=z&w"])
+            let request = HTTPBinRequest(
+                "/post", method: .post, arguments: ["name": "Ann Lee", "level": 3, "note": "x+y=z&w"])
             let response = try await server.makeAgent().response(request)
-            #expect(response.object["form"] as? [String: String] == ["name": "Ann Lee", "level": "3", "note": "x+y=z&w"])
+            #expect(
+                response.object["form"] as? [String: String] == ["name": "Ann Lee", "level": "3", "note": "x+y=z&w"])
             let headers = response.object["headers"] as? [String: String]
             #expect(headers?["Content-Type"]?.hasPrefix("application/x-www-form-urlencoded") == true)
         },
         Scenario("POST, PUT and PATCH send a JSON body") { server in
             for method in [HTTPMethod.post, .put, .patch] {
                 var request = HTTPBinRequest("/\(method.rawValue.lowercased())", method: method)
-                request.arguments = ["name": "Ann", "tags": ["a", "b"], "nested": ["ok": true, "none": NSNull()] as [String: any Sendable]]
+                request.arguments = [
+                    "name": "Ann", "tags": ["a", "b"],
+                    "nested": ["ok": true, "none": NSNull()] as [String: any Sendable],
+                ]
                 request.requestSerializerType = .json
                 let response = try await server.makeAgent().response(request)
                 let json = response.object["json"] as? [String: Any]
@@ -34,7 +41,8 @@ extension Scenario {
             }
         },
         Scenario("DELETE sends arguments in the query") { server in
-            let response = try await server.makeAgent().response(HTTPBinRequest("/delete", method: .delete, arguments: ["id": 7]))
+            let response = try await server.makeAgent().response(
+                HTTPBinRequest("/delete", method: .delete, arguments: ["id": 7]))
             #expect(response.object["args"] as? [String: String] == ["id": "7"])
         },
         Scenario("every method reaches /anything with its own name") { server in
@@ -57,7 +65,8 @@ extension Scenario {
         },
         Scenario("response headers are exposed") { server in
             let agent = server.makeAgent()
-            let task = await agent.finishedTask(HTTPBinRequest("/response-headers", arguments: ["X-Errand-Reply": "pong"]))
+            let task = await agent.finishedTask(
+                HTTPBinRequest("/response-headers", arguments: ["X-Errand-Reply": "pong"]))
             #expect(task.error == nil)
             #expect(task.response?.value(forHeader: "x-errand-reply") == "pong")
             #expect(task.responseHeaders.contains { $0.key.lowercased() == "content-type" })
@@ -80,7 +89,9 @@ extension Scenario {
         },
         Scenario("a JSON validator that matches lets the response through") { server in
             var request = HTTPBinRequest("/get", arguments: ["key": "value"])
-            request.jsonValidator = ["args": ["key": .string], "headers": .object([:]), "url": .string, "missing": .optional(.number)]
+            request.jsonValidator = [
+                "args": ["key": .string], "headers": .object([:]), "url": .string, "missing": .optional(.number),
+            ]
             let response = try await server.makeAgent().response(request)
             #expect(response.statusCode == 200)
         },
@@ -90,7 +101,9 @@ extension Scenario {
             request.jsonValidator = ["json": ["key1": .string, "key2": .string]]
             let task = await server.makeAgent().finishedTask(request)
             #expect(task.error == .jsonValidation(path: "$.json.key2", expected: "string", found: "number"))
-            #expect(task.error.map(String.init(describing:))?.contains("$.json.key2: expected string, found number") == true)
+            #expect(
+                task.error.map(String.init(describing:))?.contains("$.json.key2: expected string, found number") == true
+            )
         },
         Scenario("a custom status validator accepts 418 and rejects 200") { server in
             var request = HTTPBinRequest("/status/418")
@@ -136,7 +149,9 @@ extension Scenario {
             #expect(slideshow.slideshow.title == "Sample Slide Show")
             #expect(slideshow.slideshow.slides.count == 2)
             struct Wrong: Decodable { let missing: Int }
-            await #expect(throws: ErrandError.self) { try await server.makeAgent().decoded(HTTPBinRequest("/json"), Wrong.self) }
+            await #expect(throws: ErrandError.self) {
+                try await server.makeAgent().decoded(HTTPBinRequest("/json"), Wrong.self)
+            }
         },
         Scenario("delay/1 passes with a 3 s timeout") { server in
             var request = HTTPBinRequest("/delay/1")
@@ -159,10 +174,12 @@ extension Scenario {
             #expect(throws: ErrandError.cancelled) { try result.get() }
             #expect(ContinuousClock.now - started < .seconds(4), "it must not wait for the server's delay")
         },
-        Scenario("1000 requests started from many threads and cancelled call back once each, with their own tag") { server in
+        Scenario("1000 requests started from many threads and cancelled call back once each, with their own tag") {
+            server in
             let agent = server.makeAgent()
             let count = 1000
-            let seen = await withCheckedContinuation { (continuation: CheckedContinuation<[Int: [ErrandError?]], Never>) in
+            let seen = await withCheckedContinuation {
+                (continuation: CheckedContinuation<[Int: [ErrandError?]], Never>) in
                 let record = RecordedCallbacks(expected: count, continuation: continuation)
                 DispatchQueue.concurrentPerform(iterations: count) { index in
                     let task = agent.start(

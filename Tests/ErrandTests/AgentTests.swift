@@ -24,14 +24,19 @@ struct AgentTests {
     /// Starts `request` and returns its task together with a wait for its one callback.
     func start(_ request: any BaseRequest) -> (RequestTask, Callback) {
         let callback = Callback()
-        let task = agent.start(request, success: { callback.record($0, succeeded: true) }, failure: { callback.record($0, succeeded: false) })
+        let task = agent.start(
+            request, success: { callback.record($0, succeeded: true) },
+            failure: { callback.record($0, succeeded: false) })
         return (task, callback)
     }
 
     @Test func queuedRequestsStartByPriorityThenArrival() async {
         agent.maxConcurrentRequests = 1
         let (_, blocker) = start(Request("/blocker"))
-        let order = [("/low", RequestPriority.low), ("/default", .default), ("/high1", .high), ("/high2", .high), ("/low2", .low)]
+        let order = [
+            ("/low", RequestPriority.low), ("/default", .default), ("/high1", .high), ("/high2", .high),
+            ("/low2", .low),
+        ]
         let callbacks = order.map { start(Request($0.0, priority: $0.1)).1 }
         #expect(transport.sentPaths == ["/blocker"])
         for index in 0..<6 {
@@ -102,7 +107,8 @@ struct AgentTests {
         let key = DispatchSpecificKey<String>()
         callbackQueue.setSpecific(key: key, value: "callbacks")
         let onQueue = await withCheckedContinuation { continuation in
-            agent.start(Request("/q"), success: { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key)) })
+            agent.start(
+                Request("/q"), success: { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key)) })
             transport.sent[0].respond()
         }
         #expect(onQueue == "callbacks")
@@ -111,7 +117,9 @@ struct AgentTests {
     @Test func anInvalidURLFailsThroughTheFailureCallback() async {
         let agent = NetworkAgent.testing(transport, baseUrl: "")
         let callback = Callback()
-        agent.start(Request("relative"), success: { callback.record($0, succeeded: true) }, failure: { callback.record($0, succeeded: false) })
+        agent.start(
+            Request("relative"), success: { callback.record($0, succeeded: true) },
+            failure: { callback.record($0, succeeded: false) })
         #expect(await callback.outcome().error == .invalidURL("relative"))
         #expect(transport.sent.isEmpty)
     }
@@ -142,7 +150,8 @@ struct AgentTests {
 
     @Test func responseDataIsReadableOnTheTask() async {
         let (task, callback) = start(Request("/data"))
-        transport.sent[0].respond(status: 201, headers: ["Content-Type": "application/json; charset=utf-8", "X-Id": "9"], body: #"{"id":9}"#)
+        transport.sent[0].respond(
+            status: 201, headers: ["Content-Type": "application/json; charset=utf-8", "X-Id": "9"], body: #"{"id":9}"#)
         #expect(await callback.outcome().succeeded)
         #expect(task.responseStatusCode == 201)
         #expect(task.responseHeaders["X-Id"] == "9")

@@ -22,7 +22,9 @@ struct DiagnosticsTests {
         let transport = ManualTransport()
         let agent = NetworkAgent.testing(transport, baseUrl: "https://api.example.com")
         let callback = Callback()
-        let task = agent.start(request, success: { callback.record($0, succeeded: true) }, failure: { callback.record($0, succeeded: false) })
+        let task = agent.start(
+            request, success: { callback.record($0, succeeded: true) },
+            failure: { callback.record($0, succeeded: false) })
         if respond {
             transport.sent[0].respond(status: 200, body: #"{"ok":true}"#)
             _ = await callback.outcome()
@@ -54,13 +56,18 @@ struct DiagnosticsTests {
     @Test func debugLogLineNamesMethodURLStatusDurationAndBytes() async {
         let (task, _) = await finishedTask(Search())
         let line = DebugLog.line(for: task)
-        #expect(line.hasPrefix("[Errand] GET https://api.example.com/search?access_token=<redacted>&page=2&q=o%27neil → 200, "))
+        #expect(
+            line.hasPrefix(
+                "[Errand] GET https://api.example.com/search?access_token=<redacted>&page=2&q=o%27neil → 200, "))
         #expect(line.hasSuffix(" ms, 11 bytes"))
         #expect(!line.contains("tok-999"))
     }
 
     @Test func redactorKnowsTokenLikeNames() {
-        for name in ["token", "access_token", "Authorization", "Cookie", "Set-Cookie", "password", "client_secret", "X-Api-Key", "sessionid"] {
+        for name in [
+            "token", "access_token", "Authorization", "Cookie", "Set-Cookie", "password", "client_secret", "X-Api-Key",
+            "sessionid",
+        ] {
             #expect(Redactor.isSensitive(name), "\(name)")
         }
         for name in ["user", "page", "q", "Content-Type", "Accept"] {

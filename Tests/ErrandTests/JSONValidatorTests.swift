@@ -27,7 +27,8 @@ struct JSONValidatorTests {
 
     @Test func missingKeyIsReported() throws {
         let validator: JSONValidator = ["nick": .string]
-        #expect(validator.validate(try json("{}")) == .jsonValidation(path: "$.nick", expected: "string", found: "missing"))
+        #expect(
+            validator.validate(try json("{}")) == .jsonValidation(path: "$.nick", expected: "string", found: "missing"))
     }
 
     @Test func nullPassesOnlyNullAnyAndOptional() throws {
@@ -35,14 +36,22 @@ struct JSONValidatorTests {
         #expect((["v": .null] as JSONValidator).validate(document) == nil)
         #expect((["v": .any] as JSONValidator).validate(document) == nil)
         #expect((["v": .optional(.number)] as JSONValidator).validate(document) == nil)
-        #expect((["v": .string] as JSONValidator).validate(document) == .jsonValidation(path: "$.v", expected: "string", found: "null"))
-        #expect((["v": .object([:])] as JSONValidator).validate(document) == .jsonValidation(path: "$.v", expected: "object", found: "null"))
+        #expect(
+            (["v": .string] as JSONValidator).validate(document)
+                == .jsonValidation(path: "$.v", expected: "string", found: "null"))
+        #expect(
+            (["v": .object([:])] as JSONValidator).validate(document)
+                == .jsonValidation(path: "$.v", expected: "object", found: "null"))
     }
 
     @Test func booleansAndNumbersAreTold() throws {
-        #expect(JSONValidator.number.validate(try json("true")) == .jsonValidation(path: "$", expected: "number", found: "bool"))
-        #expect(JSONValidator.bool.validate(try json("1")) == .jsonValidation(path: "$", expected: "bool", found: "number"))
-        #expect(JSONValidator.bool.validate(try json("0")) == .jsonValidation(path: "$", expected: "bool", found: "number"))
+        #expect(
+            JSONValidator.number.validate(try json("true"))
+                == .jsonValidation(path: "$", expected: "number", found: "bool"))
+        #expect(
+            JSONValidator.bool.validate(try json("1")) == .jsonValidation(path: "$", expected: "bool", found: "number"))
+        #expect(
+            JSONValidator.bool.validate(try json("0")) == .jsonValidation(path: "$", expected: "bool", found: "number"))
         #expect(JSONValidator.bool.validate(true) == nil)
         #expect(JSONValidator.number.validate(2.5) == nil)
     }
@@ -57,17 +66,24 @@ struct JSONValidatorTests {
     @Test func emptyArrayLiteralAcceptsAnyArray() throws {
         let validator: JSONValidator = ["list": []]
         #expect(validator.validate(try json(#"{"list":[1,"a",null]}"#)) == nil)
-        #expect(validator.validate(try json(#"{"list":{}}"#)) == .jsonValidation(path: "$.list", expected: "array", found: "object"))
+        #expect(
+            validator.validate(try json(#"{"list":{}}"#))
+                == .jsonValidation(path: "$.list", expected: "array", found: "object"))
     }
 
     @Test func oddKeysAreQuotedInThePath() throws {
         let validator: JSONValidator = ["a b": ["1x": .string]]
-        #expect(validator.validate(try json(#"{"a b":{"1x":1}}"#)) == .jsonValidation(path: #"$["a b"]["1x"]"#, expected: "string", found: "number"))
+        #expect(
+            validator.validate(try json(#"{"a b":{"1x":1}}"#))
+                == .jsonValidation(path: #"$["a b"]["1x"]"#, expected: "string", found: "number"))
     }
 
     @Test func optionalWrapsTheExpectationInItsMessage() throws {
         let validator: JSONValidator = ["n": .optional(.number)]
-        #expect(validator.validate(try json(#"{"n":"x"}"#)) == .jsonValidation(path: "$.n", expected: "number", found: "string"))
-        #expect(ErrandError.jsonValidation(path: "$.n", expected: "number", found: "string").description.contains("$.n"))
+        #expect(
+            validator.validate(try json(#"{"n":"x"}"#))
+                == .jsonValidation(path: "$.n", expected: "number", found: "string"))
+        #expect(
+            ErrandError.jsonValidation(path: "$.n", expected: "number", found: "string").description.contains("$.n"))
     }
 }

@@ -16,7 +16,8 @@ struct StubAndTransportTests {
         let agent = NetworkAgent.testing(
             StubTransport { request in
                 seen.append("\(request.method) \(request.url.absoluteString)")
-                return Response(statusCode: 200, headers: ["Content-Type": "application/json"], data: Data(#"{"nick":"ann"}"#.utf8))
+                return Response(
+                    statusCode: 200, headers: ["Content-Type": "application/json"], data: Data(#"{"nick":"ann"}"#.utf8))
             })
         let response = try await agent.response(Request())
         #expect(response.object["nick"] as? String == "ann")
@@ -24,23 +25,31 @@ struct StubAndTransportTests {
     }
 
     @Test func stubErrorsAreTransportFailures() async {
-        let agent = NetworkAgent.testing(StubTransport { _ throws(ErrandError) in throw .transport(URLError(.notConnectedToInternet)) })
-        await #expect(throws: ErrandError.transport(URLError(.notConnectedToInternet))) { try await agent.response(Request()) }
+        let agent = NetworkAgent.testing(
+            StubTransport { _ throws(ErrandError) in throw .transport(URLError(.notConnectedToInternet)) })
+        await #expect(throws: ErrandError.transport(URLError(.notConnectedToInternet))) {
+            try await agent.response(Request())
+        }
     }
 
     @Test func cancellingDuringStubLatencyCallsBackOnce() async {
         let agent = NetworkAgent.testing(StubTransport(latency: 30) { _ in Response(statusCode: 200) })
         let callback = Callback()
-        let task = agent.start(Request(), success: { callback.record($0, succeeded: true) }, failure: { callback.record($0, succeeded: false) })
+        let task = agent.start(
+            Request(), success: { callback.record($0, succeeded: true) },
+            failure: { callback.record($0, succeeded: false) })
         task.cancel()
         #expect(await callback.outcome().error == .cancelled)
         #expect(callback.count == 1)
     }
 
     @Test func startWithoutCacheCallsBack() async {
-        let agent = NetworkAgent.testing(StubTransport { _ in Response(statusCode: 200, data: Data(#"{"nick":"b"}"#.utf8)) })
+        let agent = NetworkAgent.testing(
+            StubTransport { _ in Response(statusCode: 200, data: Data(#"{"nick":"b"}"#.utf8)) })
         let callback = Callback()
-        agent.startWithoutCache(Request(), success: { callback.record($0, succeeded: true) }, failure: { callback.record($0, succeeded: false) })
+        agent.startWithoutCache(
+            Request(), success: { callback.record($0, succeeded: true) },
+            failure: { callback.record($0, succeeded: false) })
         #expect(await callback.outcome().succeeded)
     }
 
@@ -50,9 +59,13 @@ struct StubAndTransportTests {
         DispatchQueue.main.setSpecific(key: key, value: "main")
         let config = NetworkConfig()
         config.baseUrl = "http://example.invalid"
-        let agent = NetworkAgent(config: config, transport: StubTransport { _ in Response(statusCode: 200, data: Data(#"{"nick":"c"}"#.utf8)) })
+        let agent = NetworkAgent(
+            config: config,
+            transport: StubTransport { _ in Response(statusCode: 200, data: Data(#"{"nick":"c"}"#.utf8)) })
         let onMain = await withCheckedContinuation { continuation in
-            agent.start(Request(), success: { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "main") })
+            agent.start(
+                Request(),
+                success: { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key) == "main") })
         }
         #expect(onMain)
     }

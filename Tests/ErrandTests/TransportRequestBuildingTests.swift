@@ -37,7 +37,9 @@ struct TransportRequestBuildingTests {
 
     @Test func escapingCoversReservedCharactersAndUnicode() throws {
         let built = try build(Request(arguments: ["q": "a&b=c+d/e?f#g", "ü": "日本"]))
-        #expect(built.url.absoluteString == "https://api.example.com/path?q=a%26b%3Dc%2Bd%2Fe%3Ff%23g&%C3%BC=%E6%97%A5%E6%9C%AC")
+        #expect(
+            built.url.absoluteString
+                == "https://api.example.com/path?q=a%26b%3Dc%2Bd%2Fe%3Ff%23g&%C3%BC=%E6%97%A5%E6%9C%AC")
     }
 
     @Test func keysAreSortedSoEqualArgumentsGiveEqualURLs() throws {
@@ -50,7 +52,8 @@ struct TransportRequestBuildingTests {
     }
 
     @Test func nestedValuesUseBrackets() throws {
-        let built = try build(Request(arguments: ["ids": [1, 2], "user": ["name": "a", "admin": false] as [String: any Sendable]]))
+        let built = try build(
+            Request(arguments: ["ids": [1, 2], "user": ["name": "a", "admin": false] as [String: any Sendable]]))
         #expect(built.url.query == "ids%5B%5D=1&ids%5B%5D=2&user%5Badmin%5D=0&user%5Bname%5D=a")
     }
 
@@ -68,10 +71,16 @@ struct TransportRequestBuildingTests {
     }
 
     @Test func jsonBodyIsCompactWithSortedKeys() throws {
-        var request = Request(method: .post, arguments: ["z": [1, 2.5, "x\"y\n"] as [any Sendable], "a": NSNull(), "m": ["t": true] as [String: any Sendable]])
+        var request = Request(
+            method: .post,
+            arguments: [
+                "z": [1, 2.5, "x\"y\n"] as [any Sendable], "a": NSNull(), "m": ["t": true] as [String: any Sendable],
+            ])
         request.requestSerializerType = .json
         let built = try build(request)
-        #expect(built.body.map { String(decoding: $0, as: UTF8.self) } == #"{"a":null,"m":{"t":true},"z":[1,2.5,"x\"y\n"]}"#)
+        #expect(
+            built.body.map { String(decoding: $0, as: UTF8.self) } == #"{"a":null,"m":{"t":true},"z":[1,2.5,"x\"y\n"]}"#
+        )
         #expect(built.value(forHeader: "Content-Type") == "application/json")
     }
 
@@ -81,7 +90,8 @@ struct TransportRequestBuildingTests {
         var request = Request(method: .post)
         request.arguments = [
             "n": NSNumber(value: 3), "t": NSNumber(value: true), "none": none, "some": some,
-            "d": Decimal(string: "1.25") ?? 0, "u": URL(string: "https://x.example/z?a=1") as Any as? URL, "i8": Int8(-5),
+            "d": Decimal(string: "1.25") ?? 0, "u": URL(string: "https://x.example/z?a=1") as Any as? URL,
+            "i8": Int8(-5),
         ]
         request.requestSerializerType = .json
         let built = try build(request)
@@ -104,7 +114,8 @@ struct TransportRequestBuildingTests {
     }
 
     @Test func requestHeadersOverrideDerivedOnes() throws {
-        var request = Request(method: .post, arguments: ["a": 1], headers: ["content-type": "text/plain", "X-Trace": "1"])
+        var request = Request(
+            method: .post, arguments: ["a": 1], headers: ["content-type": "text/plain", "X-Trace": "1"])
         request.authorization = ("u", "p")
         let built = try build(request)
         #expect(built.value(forHeader: "Content-Type") == "text/plain")
@@ -121,7 +132,8 @@ struct TransportRequestBuildingTests {
         custom.httpMethod = "PUT"
         custom.httpBody = Data("raw".utf8)
         custom.setValue("1", forHTTPHeaderField: "X-Custom")
-        let built = try build(Request(url: "/ignored", arguments: ["ignored": 1], headers: ["X-Ignored": "1"], custom: custom))
+        let built = try build(
+            Request(url: "/ignored", arguments: ["ignored": 1], headers: ["X-Ignored": "1"], custom: custom))
         #expect(built.url.absoluteString == "https://elsewhere.example.net/raw")
         #expect(built.method == "PUT")
         #expect(built.body == Data("raw".utf8))

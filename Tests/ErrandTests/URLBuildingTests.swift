@@ -18,7 +18,8 @@ struct URLBuildingTests {
         }
     }
 
-    func build(_ request: Request, base: String = "", cdn: String = "", filters: [any URLFilter] = []) throws -> String {
+    func build(_ request: Request, base: String = "", cdn: String = "", filters: [any URLFilter] = []) throws -> String
+    {
         let config = NetworkConfig()
         config.baseUrl = base
         config.cdnUrl = cdn
@@ -34,42 +35,64 @@ struct URLBuildingTests {
     }
 
     @Test func nestedBasePath() throws {
-        #expect(try build(Request(url: "users"), base: "https://api.example.com/v1") == "https://api.example.com/v1/users")
-        #expect(try build(Request(url: "users"), base: "https://api.example.com/v1/") == "https://api.example.com/v1/users")
+        #expect(
+            try build(Request(url: "users"), base: "https://api.example.com/v1") == "https://api.example.com/v1/users")
+        #expect(
+            try build(Request(url: "users"), base: "https://api.example.com/v1/") == "https://api.example.com/v1/users")
         // A leading slash resolves from the host root, as a link would.
-        #expect(try build(Request(url: "/users"), base: "https://api.example.com/v1") == "https://api.example.com/users")
+        #expect(
+            try build(Request(url: "/users"), base: "https://api.example.com/v1") == "https://api.example.com/users")
     }
 
     @Test func pathThatLooksLikeAScheme() throws {
-        #expect(try build(Request(url: "httpEndpoint"), base: "https://api.example.com/v1") == "https://api.example.com/v1/httpEndpoint")
-        #expect(try build(Request(url: "https-status"), base: "https://api.example.com") == "https://api.example.com/https-status")
+        #expect(
+            try build(Request(url: "httpEndpoint"), base: "https://api.example.com/v1")
+                == "https://api.example.com/v1/httpEndpoint")
+        #expect(
+            try build(Request(url: "https-status"), base: "https://api.example.com")
+                == "https://api.example.com/https-status")
     }
 
     @Test func queryInURLSurvives() throws {
-        #expect(try build(Request(url: "search?q=swift"), base: "https://api.example.com/v1") == "https://api.example.com/v1/search?q=swift")
+        #expect(
+            try build(Request(url: "search?q=swift"), base: "https://api.example.com/v1")
+                == "https://api.example.com/v1/search?q=swift")
     }
 
     @Test func absoluteURLOverridesBaseAndSkipsFilters() throws {
         let url = try build(
-            Request(url: "https://other.example.org/x?y=1", baseUrl: "https://own.example.com"), base: "https://api.example.com",
+            Request(url: "https://other.example.org/x?y=1", baseUrl: "https://own.example.com"),
+            base: "https://api.example.com",
             filters: [AppendQuery(pair: "v=1")])
         #expect(url == "https://other.example.org/x?y=1")
     }
 
     @Test func requestBaseOverridesConfigBase() throws {
-        #expect(try build(Request(url: "a", baseUrl: "https://own.example.com/p"), base: "https://api.example.com") == "https://own.example.com/p/a")
+        #expect(
+            try build(Request(url: "a", baseUrl: "https://own.example.com/p"), base: "https://api.example.com")
+                == "https://own.example.com/p/a")
     }
 
     @Test func cdnUsesRequestThenConfigCDN() throws {
         let base = "https://api.example.com"
         let cdn = "https://cdn.example.com/static"
-        #expect(try build(Request(url: "img.png", useCDN: true), base: base, cdn: cdn) == "https://cdn.example.com/static/img.png")
-        #expect(try build(Request(url: "img.png", cdnUrl: "https://own-cdn.example.com", useCDN: true), base: base, cdn: cdn) == "https://own-cdn.example.com/img.png")
-        #expect(try build(Request(url: "img.png", cdnUrl: "https://own-cdn.example.com", useCDN: false), base: base, cdn: cdn) == "https://api.example.com/img.png")
+        #expect(
+            try build(Request(url: "img.png", useCDN: true), base: base, cdn: cdn)
+                == "https://cdn.example.com/static/img.png")
+        #expect(
+            try build(
+                Request(url: "img.png", cdnUrl: "https://own-cdn.example.com", useCDN: true), base: base, cdn: cdn)
+                == "https://own-cdn.example.com/img.png")
+        #expect(
+            try build(
+                Request(url: "img.png", cdnUrl: "https://own-cdn.example.com", useCDN: false), base: base, cdn: cdn)
+                == "https://api.example.com/img.png")
     }
 
     @Test func filtersRunInOrderBeforeTheBase() throws {
-        let url = try build(Request(url: "items"), base: "https://api.example.com", filters: [AppendQuery(pair: "a=1"), AppendQuery(pair: "b=2")])
+        let url = try build(
+            Request(url: "items"), base: "https://api.example.com",
+            filters: [AppendQuery(pair: "a=1"), AppendQuery(pair: "b=2")])
         #expect(url == "https://api.example.com/items?a=1&b=2")
     }
 

@@ -36,7 +36,9 @@ extension BaseRequest {
     }
 
     /// Sends the request and decodes its JSON body as `type`.
-    public func decoded<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws(ErrandError) -> T {
+    public func decoded<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws(ErrandError)
+        -> T
+    {
         try await NetworkAgent.shared.decoded(self, type, decoder: decoder)
     }
 

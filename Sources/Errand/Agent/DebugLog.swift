@@ -8,7 +8,8 @@ enum DebugLog {
         let milliseconds = Double(end.uptimeNanoseconds &- task.startTime.uptimeNanoseconds) / 1_000_000
         let duration = String(format: "%.1f ms", milliseconds)
         guard let request = task.transportRequest else {
-            return "[Errand] \(type(of: task.request)) not sent: \(task.error.map(String.init(describing:)) ?? "unknown") (\(duration))"
+            return
+                "[Errand] \(type(of: task.request)) not sent: \(task.error.map(String.init(describing:)) ?? "unknown") (\(duration))"
         }
         let target = "\(request.method) \(Redactor.url(request.url))"
         let bytes = task.response?.data.count ?? 0

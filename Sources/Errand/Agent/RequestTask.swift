@@ -213,7 +213,11 @@ public final class RequestTask: Sendable {
                 if case .success = outcome { success?(self) } else { failure?(self) }
             case .delegate(let box):
                 MainActor.assumeIsolated {
-                    if case .success = outcome { box.delegate?.requestFinished(self) } else { box.delegate?.requestFailed(self) }
+                    if case .success = outcome {
+                        box.delegate?.requestFinished(self)
+                    } else {
+                        box.delegate?.requestFailed(self)
+                    }
                 }
             case .continuation(let resume):
                 resume(outcome)
@@ -238,7 +242,9 @@ extension RequestTask: CustomStringConvertible {
             return "<RequestTask \(name): not started\(error.map { ", \($0)" } ?? "")>"
         }
         let outcome = error.map { "failed: \($0)" } ?? response.map { "\($0.statusCode)" } ?? "running"
-        var lines = ["<RequestTask \(name): \(transportRequest.method) \(Redactor.url(transportRequest.url)) → \(outcome)>"]
+        var lines = [
+            "<RequestTask \(name): \(transportRequest.method) \(Redactor.url(transportRequest.url)) → \(outcome)>"
+        ]
         lines += Redactor.headers(transportRequest.headers).map { "  \($0.name): \($0.value)" }
         lines.append(CurlCommand(request: transportRequest).description)
         return lines.joined(separator: "\n")

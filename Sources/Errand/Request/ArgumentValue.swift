@@ -56,7 +56,9 @@ enum ArgumentValue {
         case let float as Float where type(of: value) == Float.self:
             self = try Self.number(Double(float), text: String(describing: float))
         case let number as NSNumber:
-            self = number.isBoolean ? .bool(number.boolValue) : try Self.number(number.doubleValue, text: number.stringValue)
+            self =
+                number.isBoolean
+                ? .bool(number.boolValue) : try Self.number(number.doubleValue, text: number.stringValue)
         case let string as Substring:
             self = .string(String(string))
         case let decimal as Decimal:

@@ -29,7 +29,8 @@ enum TransportRequestBuilder {
             }
         }
         if let credentials = request.authorization {
-            headers["Authorization"] = "Basic " + Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+            headers["Authorization"] =
+                "Basic " + Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
         }
         // Headers the request names override the ones derived above, as in YTKNetwork.
         for (name, value) in request.headers {

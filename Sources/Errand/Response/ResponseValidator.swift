@@ -38,7 +38,8 @@ enum ResponseValidator {
                 return .success(try JSONSerialization.jsonObject(with: response.data, options: [.fragmentsAllowed]))
             } catch {
                 let start = String(decoding: response.data.prefix(40), as: UTF8.self)
-                return .failure(.serialization("the body of \(url.absoluteString) is not JSON (it starts \"\(start)\")"))
+                return .failure(
+                    .serialization("the body of \(url.absoluteString) is not JSON (it starts \"\(start)\")"))
             }
         }
     }

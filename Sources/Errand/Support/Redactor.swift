@@ -45,7 +45,8 @@ enum Redactor {
     /// `nil` for binary bodies.
     static func body(_ body: Data, contentType: String?) -> String? {
         let type = contentType?.lowercased() ?? ""
-        if type.contains("json"), let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
+        if type.contains("json"),
+            let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]),
             let redacted = try? JSONSerialization.data(
                 withJSONObject: redactedJSON(object), options: [.sortedKeys, .fragmentsAllowed])
         {

@@ -23,7 +23,9 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private let routes = Locked([Int: Route]())
 
-    func register(_ task: URLSessionTask, idleTimeout: TimeInterval, events: @escaping @Sendable (TransportEvent) -> Void) {
+    func register(
+        _ task: URLSessionTask, idleTimeout: TimeInterval, events: @escaping @Sendable (TransportEvent) -> Void
+    ) {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         let id = task.taskIdentifier
         timer.setEventHandler { [weak self, weak task] in
@@ -103,7 +105,9 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     ]
 
     private static func unauthorized(_ task: URLSessionTask) -> HTTPURLResponse? {
-        task.originalRequest?.url.flatMap { HTTPURLResponse(url: $0, statusCode: 401, httpVersion: nil, headerFields: nil) }
+        task.originalRequest?.url.flatMap {
+            HTTPURLResponse(url: $0, statusCode: 401, httpVersion: nil, headerFields: nil)
+        }
     }
 
     private static func head(of response: HTTPURLResponse) -> TransportEvent {

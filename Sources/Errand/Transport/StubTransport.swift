@@ -25,7 +25,9 @@ public struct StubTransport: Transport {
     }
 
     /// Starts `request`; see ``Transport/send(_:events:)``.
-    public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
+    public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
+        -> any TransportTask
+    {
         let task = StubTask(events: events)
         DispatchQueue.global().asyncAfter(deadline: .now() + latency) { [respond] in
             let outcome = Result { () throws(ErrandError) in try respond(request) }

@@ -14,7 +14,10 @@ public struct TransportRequest: Sendable, Equatable {
     public var timeoutInterval: Double
 
     /// Creates a request.
-    public init(url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil, timeoutInterval: Double = 60) {
+    public init(
+        url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+        timeoutInterval: Double = 60
+    ) {
         self.url = url
         self.method = method
         self.headers = headers

@@ -27,7 +27,9 @@ public final class URLSessionTransport: Transport {
     }
 
     /// Starts `request`; see ``Transport/send(_:events:)``.
-    public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
+    public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
+        -> any TransportTask
+    {
         let task = session.dataTask(with: Self.urlRequest(for: request))
         router.register(task, idleTimeout: request.timeoutInterval, events: events)
         task.resume()
