@@ -8,6 +8,10 @@ enum DebugLog {
         let milliseconds = Double(end.uptimeNanoseconds &- task.startTime.uptimeNanoseconds) / 1_000_000
         let duration = String(format: "%.1f ms", milliseconds)
         guard let request = task.transportRequest else {
+            if let response = task.response, response.isDataFromCache {
+                return
+                    "[Errand] \(type(of: task.request)) → \(response.statusCode) from the cache, \(duration), \(response.data.count) bytes"
+            }
             return
                 "[Errand] \(type(of: task.request)) not sent: \(task.error.map(String.init(describing:)) ?? "unknown") (\(duration))"
         }

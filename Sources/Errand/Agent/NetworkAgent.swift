@@ -15,6 +15,7 @@ public final class NetworkAgent: Sendable {
 
     private let transport: any Transport
     private let queue: RequestQueue
+    private let cache: ResponseCache
     private let liveTasks = Locked([ObjectIdentifier: RequestTask]())
 
     /// Creates an agent.
@@ -26,6 +27,7 @@ public final class NetworkAgent: Sendable {
         self.config = config
         self.transport = transport ?? URLSessionTransport(configuration: config.sessionConfiguration)
         self.queue = RequestQueue(maxConcurrent: 6)
+        self.cache = ResponseCache(config: config)
     }
 
     /// How many requests run at once; the rest wait in ``RequestPriority`` order. Default `6`,
@@ -44,30 +46,33 @@ public final class NetworkAgent: Sendable {
     // MARK: Starting
 
     /// Starts `request`; one of the closures runs on ``NetworkConfig/callbackQueue`` when it ends.
+    ///
+    /// A request that caches is answered from a valid cached entry without the network; see
+    /// ``BaseRequest/cacheTimeInSeconds`` and ``BaseRequest/cachePolicy``.
     @discardableResult
     public func start(
         _ request: any BaseRequest, success: (@Sendable (RequestTask) -> Void)? = nil,
         failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
-        run(request, completion: .closures(success: success, failure: failure))
+        run(request, completion: .closures(success: success, failure: failure), readsCache: true)
     }
 
     /// Starts `request`; `delegate`, held weakly, is told on the main queue when it ends.
     @discardableResult
     public func start(_ request: any BaseRequest, delegate: any RequestDelegate) -> RequestTask {
-        run(request, completion: .delegate(.init(delegate: delegate)))
+        run(request, completion: .delegate(.init(delegate: delegate)), readsCache: true)
     }
 
-    /// Starts `request` without reading the cache first.
+    /// Starts `request` without reading the cache first; a fresh response is still stored.
     @discardableResult
     public func startWithoutCache(
         _ request: any BaseRequest, success: (@Sendable (RequestTask) -> Void)? = nil,
         failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
-        run(request, completion: .closures(success: success, failure: failure))
+        run(request, completion: .closures(success: success, failure: failure), readsCache: false)
     }
 
-    /// Sends `request` and returns its validated response.
+    /// Sends `request` and returns its validated response, or a valid cached one unless `ignoreCache`.
     ///
     /// Cancelling the calling Swift task cancels the request, which then throws ``ErrandError/cancelled``.
     public func response(_ request: any BaseRequest, ignoreCache: Bool = false) async throws(ErrandError) -> Response {
@@ -76,7 +81,7 @@ public final class NetworkAgent: Sendable {
             await withCheckedContinuation { continuation in
                 let task = makeTask(request, completion: .continuation { continuation.resume(returning: $0) })
                 box.withLock { $0 = task }
-                launch(task)
+                launch(task, readsCache: !ignoreCache)
                 if Task.isCancelled { task.cancel() }
             }
         } onCancel: {
@@ -85,18 +90,111 @@ public final class NetworkAgent: Sendable {
         return try result.get()
     }
 
+    // MARK: Cache then network
+
+    /// Calls `success` with the cached response at once, if there is one, and again with the
+    /// fresh one from the network — the usual screen refresh.
+    ///
+    /// The cached call gets its own finished task with ``RequestTask/isDataFromCache`` `true`
+    /// (and ``Response/isStale`` when the entry is expired, which is served here); the network
+    /// call follows it on the callback queue, with the task this method returns. A failure of
+    /// the network calls `failure` after the cached `success`. Entries stored under another
+    /// `cacheVersion`, `cacheSensitiveData` or app version are never served.
+    @discardableResult
+    public func startCacheThenNetwork(
+        _ request: any BaseRequest, success: (@Sendable (RequestTask) -> Void)? = nil,
+        failure: (@Sendable (RequestTask) -> Void)? = nil
+    ) -> RequestTask {
+        let task = makeTask(request, completion: .closures(success: success, failure: failure))
+        if let cached = displayableCache(for: request) {
+            let delivered = DispatchGroup()
+            delivered.enter()
+            let cachedTask = makeTask(
+                request,
+                completion: .closures(
+                    success: {
+                        success?($0); delivered.leave()
+                    }, failure: { _ in delivered.leave() }))
+            task.deliver(after: delivered)
+            serve(cachedTask, from: cached)
+        }
+        launch(task, readsCache: false)
+        return task
+    }
+
+    /// The cached response, if there is one, then the fresh one from the network; the sequence
+    /// ends after the fresh response, or throws the ``ErrandError`` the network failed with.
+    ///
+    /// ```swift
+    /// for try await response in agent.cacheThenNetwork(AccountsRequest()) {
+    ///     show(try response.decode([Account].self), stale: response.isStale)
+    /// }
+    /// ```
+    /// Cached responses are chosen as in ``startCacheThenNetwork(_:success:failure:)``. Ending
+    /// the iteration early cancels the network request.
+    public func cacheThenNetwork(_ request: any BaseRequest) -> AsyncThrowingStream<Response, any Error> {
+        AsyncThrowingStream { continuation in
+            if let cached = displayableCache(for: request) {
+                serve(
+                    makeTask(request, completion: .continuation { continuation.yield(with: $0.mapError { $0 }) }),
+                    from: cached)
+            }
+            let task = makeTask(
+                request,
+                completion: .continuation { result in
+                    continuation.yield(with: result.mapError { $0 })
+                    continuation.finish()
+                })
+            continuation.onTermination = { _ in task.cancel() }
+            launch(task, readsCache: false)
+        }
+    }
+
+    // MARK: The cache
+
+    /// The cached response of `request`, never the network.
+    /// - Throws: ``ErrandError/cacheMiss(_:)`` with the reason no entry could be served, or
+    ///   ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded.
+    public func loadCache(_ request: any BaseRequest) throws(ErrandError) -> Response {
+        switch try cache.lookup(request) {
+        case .hit(let response): return response
+        case .miss(let reason, _): throw .cacheMiss(reason)
+        }
+    }
+
+    /// Stores `response` as the cached entry of `request`, as if `request` had received it — for
+    /// example to fill the entries of detail requests from one list response. Does nothing when
+    /// `request` does not cache.
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded.
+    public func saveCache(_ response: Response, for request: any BaseRequest) throws(ErrandError) {
+        guard let key = try cache.key(for: request) else { return }
+        cache.store(response, for: request, key: key)
+    }
+
+    /// Deletes the cached entry of `request`, from memory and disk.
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded.
+    public func removeCache(_ request: any BaseRequest) throws(ErrandError) {
+        cache.remove(try CacheKey(request: request, config: config))
+    }
+
+    /// Deletes every cached entry under `directory` — one account's folder, say — or, by default,
+    /// under ``NetworkConfig/cacheDirectory``.
+    public func clearCache(in directory: URL? = nil) {
+        cache.removeAll(under: directory ?? config.cacheDirectory)
+    }
+
+    /// Blocks until every stored response is on disk. Stores are written in the background and
+    /// served from memory meanwhile; wait before exiting a process, or before another agent reads the files.
+    public func waitForCacheWrites() {
+        cache.flush()
+    }
+
     /// Sends `request` and decodes its JSON body as `type`.
     /// - Throws: ``ErrandError/decoding(_:)`` when the body does not decode, or any error of ``response(_:ignoreCache:)``.
     public func decoded<T: Decodable>(
         _ request: any BaseRequest, _ type: T.Type, decoder: JSONDecoder = JSONDecoder()
     ) async throws(ErrandError) -> T {
         try await response(request).decode(type, decoder: decoder)
-    }
-
-    /// The cached response of `request`, never the network.
-    /// - Throws: ``ErrandError/cacheMiss(_:)`` with the reason no entry could be served.
-    public func loadCache(_ request: any BaseRequest) throws(ErrandError) -> Response {
-        throw .cacheMiss(request.cacheTimeInSeconds > 0 ? .missing : .disabled)
     }
 
     /// Cancels every request this agent is running or has queued; each calls back with ``ErrandError/cancelled``.
@@ -113,9 +211,9 @@ public final class NetworkAgent: Sendable {
 
     // MARK: Wiring
 
-    private func run(_ request: any BaseRequest, completion: RequestTask.Completion) -> RequestTask {
+    private func run(_ request: any BaseRequest, completion: RequestTask.Completion, readsCache: Bool) -> RequestTask {
         let task = makeTask(request, completion: completion)
-        launch(task)
+        launch(task, readsCache: readsCache)
         return task
     }
 
@@ -125,9 +223,14 @@ public final class NetworkAgent: Sendable {
         }
     }
 
-    private func launch(_ task: RequestTask) {
+    private func launch(_ task: RequestTask, readsCache: Bool) {
         liveTasks.withLock { $0[ObjectIdentifier(task)] = task }
         task.accessories.forEach { $0.requestWillStart(task) }
+        // Arguments that cannot be encoded fail the request below, when it is built.
+        let cacheKey = (try? cache.key(for: task.request)) ?? nil
+        if readsCache, let cacheKey, serveFromCache(task, key: cacheKey) {
+            return
+        }
         let transportRequest: TransportRequest
         do {
             transportRequest = try TransportRequestBuilder.build(task.request, config: config)
@@ -140,15 +243,52 @@ public final class NetworkAgent: Sendable {
             return
         }
         queue.enqueue(id: ObjectIdentifier(task), priority: task.request.priority) { [self] in
-            send(task, transportRequest)
+            send(task, transportRequest, cacheKey: cacheKey)
         }
     }
 
-    private func send(_ task: RequestTask, _ transportRequest: TransportRequest) {
+    /// Finishes `task` from the cache when its entry may be served; `false` sends it to the network.
+    private func serveFromCache(_ task: RequestTask, key: CacheKey) -> Bool {
+        switch cache.lookup(task.request, key: key) {
+        case .hit(let response):
+            finish(task, response: response, error: nil)
+            return true
+        case .miss(_, let stale?) where task.request.cachePolicy == .staleWhileRevalidate:
+            finish(task, response: stale, error: nil)
+            revalidate(task.request, key: key)
+            return true
+        case .miss:
+            return false
+        }
+    }
+
+    /// Refreshes an expired entry in the background, once per entry at a time.
+    private func revalidate(_ request: any BaseRequest, key: CacheKey) {
+        guard cache.beginRevalidation(key) else { return }
+        let refresh = makeTask(request, completion: .continuation { [cache] _ in cache.endRevalidation(key) })
+        launch(refresh, readsCache: false)
+    }
+
+    /// What cache-then-network shows first: the entry even if expired, never another version's or account's.
+    private func displayableCache(for request: any BaseRequest) -> Response? {
+        switch try? cache.lookup(request) {
+        case .hit(let response): response
+        case .miss(_, let stale): stale
+        case nil: nil
+        }
+    }
+
+    /// Finishes a task that was never sent with a cached response, accessories and all.
+    private func serve(_ task: RequestTask, from response: Response) {
+        task.accessories.forEach { $0.requestWillStart(task) }
+        finish(task, response: response, error: nil)
+    }
+
+    private func send(_ task: RequestTask, _ transportRequest: TransportRequest, cacheKey: CacheKey?) {
         let transportTask = transport.send(transportRequest) { [self] event in
             task.record(event)
             if case .completed(let error) = event {
-                complete(task, url: transportRequest.url, transportError: error)
+                complete(task, url: transportRequest.url, transportError: error, cacheKey: cacheKey)
             }
         }
         if !task.began(transportTask) {
@@ -158,7 +298,7 @@ public final class NetworkAgent: Sendable {
         }
     }
 
-    private func complete(_ task: RequestTask, url: URL, transportError: ErrandError?) {
+    private func complete(_ task: RequestTask, url: URL, transportError: ErrandError?, cacheKey: CacheKey?) {
         let response = task.receivedResponse()
         let error: ErrandError?
         if let transportError {
@@ -168,7 +308,22 @@ public final class NetworkAgent: Sendable {
         } else {
             error = .transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url]))
         }
+        if let error, let cacheKey, let fallback = offlineFallback(for: task.request, key: cacheKey, after: error) {
+            return finish(task, response: fallback, error: nil)
+        }
+        if error == nil, let response, let cacheKey {
+            cache.store(response, for: task.request, key: cacheKey)
+        }
         finish(task, response: response, error: error)
+    }
+
+    /// The entry ``CachePolicy/offlineFallback`` serves when the network failed, valid or expired.
+    private func offlineFallback(for request: any BaseRequest, key: CacheKey, after error: ErrandError) -> Response? {
+        guard request.cachePolicy == .offlineFallback, error.isNetworkFailure else { return nil }
+        switch cache.lookup(request, key: key) {
+        case .hit(let response): return response
+        case .miss(_, let stale): return stale
+        }
     }
 
     private func finish(_ task: RequestTask, response: Response?, error: ErrandError?) {

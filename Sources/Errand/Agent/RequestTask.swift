@@ -128,6 +128,7 @@ public final class RequestTask: Sendable {
         var response: Response?
         var error: ErrandError?
         var startTime = DispatchTime.now()
+        var deliveryPredecessor: DispatchGroup?
     }
 
     var accessories: [any RequestAccessory] { state[\.accessories] }
@@ -193,16 +194,22 @@ public final class RequestTask: Sendable {
         }
     }
 
+    /// Holds this task's callback until `group` is empty: cache-then-network's fresh response
+    /// follows the cached one even on a concurrent callback queue.
+    func deliver(after group: DispatchGroup) {
+        state.withLock { $0.deliveryPredecessor = group }
+    }
+
     /// Runs the accessories and the one callback, on `callbackQueue` — or the main queue for a
     /// delegate, or inline for `async` callers — and drops the callbacks.
     func deliver(on callbackQueue: DispatchQueue) {
-        let (completion, outcome) = state.withLock { state in
+        let (completion, outcome, predecessor) = state.withLock { state in
             defer { state.completion = nil }
             let outcome: Result<Response, ErrandError> =
                 if let error = state.error { .failure(error) } else if let response = state.response {
                     .success(response)
                 } else { .failure(.cancelled) }
-            return (state.completion, outcome)
+            return (state.completion, outcome, state.deliveryPredecessor)
         }
         guard let completion else { return }
         let accessories = self.accessories
@@ -225,7 +232,12 @@ public final class RequestTask: Sendable {
             accessories.forEach { $0.requestDidStop(self) }
         }
         switch completion {
-        case .closures: callbackQueue.async(execute: run)
+        case .closures:
+            if let predecessor {
+                predecessor.notify(queue: callbackQueue, execute: run)
+            } else {
+                callbackQueue.async(execute: run)
+            }
         case .delegate: DispatchQueue.main.async(execute: run)
         case .continuation: run()
         }
@@ -239,6 +251,9 @@ extension RequestTask: CustomStringConvertible {
         let (transportRequest, response, error) = state.withLock { ($0.transportRequest, $0.response, $0.error) }
         let name = String(describing: type(of: request))
         guard let transportRequest else {
+            if let response, response.isDataFromCache {
+                return "<RequestTask \(name): served from the cache → \(response.statusCode)>"
+            }
             return "<RequestTask \(name): not started\(error.map { ", \($0)" } ?? "")>"
         }
         let outcome = error.map { "failed: \($0)" } ?? response.map { "\($0.statusCode)" } ?? "running"

@@ -22,6 +22,9 @@ public final class NetworkConfig: Sendable {
         var cacheDirPathFilters: [any CacheDirPathFilter] = []
         var cacheDirectory = NetworkConfig.defaultCacheDirectory
         var appVersion = NetworkConfig.defaultAppVersion
+        var cacheSizeLimit = 100 * 1024 * 1024
+        var memoryCacheSizeLimit = 8 * 1024 * 1024
+        var cacheClock: @Sendable () -> Date = { Date() }
         var callbackQueue = DispatchQueue.main
         var sessionConfiguration = URLSessionConfiguration.default
         var debugLogEnabled = false
@@ -86,6 +89,30 @@ public final class NetworkConfig: Sendable {
     public var appVersion: String {
         get { state[\.appVersion] }
         set { state[\.appVersion] = newValue }
+    }
+
+    /// The most bytes of cached responses kept in one cache directory — each account's folder,
+    /// when ``cacheDirPathFilters`` make one per account. Past it, the least recently used
+    /// entries are deleted. `0` means no limit. Default 100 MiB.
+    public var cacheSizeLimit: Int {
+        get { state[\.cacheSizeLimit] }
+        set { state[\.cacheSizeLimit] = newValue }
+    }
+
+    /// The most bytes of cached responses an agent keeps in memory, so that hot entries are
+    /// served without reading a file. An entry larger than a quarter of it is read from disk
+    /// each time. `0` turns the memory layer off. Default 8 MiB.
+    public var memoryCacheSizeLimit: Int {
+        get { state[\.memoryCacheSizeLimit] }
+        set { state[\.memoryCacheSizeLimit] = newValue }
+    }
+
+    /// The clock cache entries are dated and aged by. Default: the system clock, `Date()`.
+    ///
+    /// Tests replace it to expire entries without waiting.
+    public var cacheClock: @Sendable () -> Date {
+        get { state[\.cacheClock] }
+        set { state[\.cacheClock] = newValue }
     }
 
     /// The queue success and failure closures, delegate calls and accessories run on. Default `.main`.

@@ -85,6 +85,14 @@ public protocol BaseRequest: Sendable {
     /// Remove tokens and timestamps here so that they do not split the cache.
     func cacheKeyArguments(_ arguments: [String: any Sendable]?) -> [String: any Sendable]?
 
+    /// What happens when the cached entry is expired or the network fails; see ``CachePolicy``.
+    /// Default ``CachePolicy/standard``.
+    var cachePolicy: CachePolicy { get }
+
+    /// Request header fields whose values are part of the cache key, for responses that vary by
+    /// them, such as `Accept-Language`. Default `[]`: headers do not split the cache.
+    var cacheKeyHeaders: [String] { get }
+
     /// A file path a GET downloads its body to, resumably. Default `nil`, an in-memory response.
     var resumableDownloadPath: String? { get }
 
@@ -136,6 +144,10 @@ extension BaseRequest {
     public var cacheSensitiveData: String? { nil }
     /// Default: `arguments`.
     public func cacheKeyArguments(_ arguments: [String: any Sendable]?) -> [String: any Sendable]? { arguments }
+    /// Default: `.standard`.
+    public var cachePolicy: CachePolicy { .standard }
+    /// Default: `[]`.
+    public var cacheKeyHeaders: [String] { [] }
     /// Default: `nil`.
     public var resumableDownloadPath: String? { nil }
     /// Default: `.default`.

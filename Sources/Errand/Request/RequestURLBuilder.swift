@@ -19,7 +19,8 @@ enum RequestURLBuilder {
         return resolved
     }
 
-    private static func baseURLString(for request: any BaseRequest, config: NetworkConfig) -> String {
+    /// The base `url` resolves against: the request's own, else the config's; the CDN's with `useCDN`.
+    static func baseURLString(for request: any BaseRequest, config: NetworkConfig) -> String {
         if request.useCDN {
             return request.cdnUrl.isEmpty ? config.cdnUrl : request.cdnUrl
         }

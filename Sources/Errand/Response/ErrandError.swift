@@ -42,6 +42,15 @@ public enum ErrandError: Error, Sendable, Equatable {
         case appVersionMismatch
     }
 
+    /// Whether the request failed to reach the server or hear back — what offline fallback covers —
+    /// as opposed to an answer the server gave, a cancellation or a local mistake.
+    var isNetworkFailure: Bool {
+        switch self {
+        case .transport, .timedOut: true
+        default: false
+        }
+    }
+
     /// Maps a transport's `URLError` to the case a caller switches on.
     init(_ error: URLError) {
         switch error.code {

@@ -10,14 +10,18 @@ public struct Response: Sendable {
     public let data: Data
     /// Whether the response was served from the cache rather than the network.
     public let isDataFromCache: Bool
+    /// Whether this cached response is older than the request's `cacheTimeInSeconds`: served by
+    /// ``CachePolicy/offlineFallback``, ``CachePolicy/staleWhileRevalidate`` or cache-then-network.
+    public let isStale: Bool
     /// Where a download was written; `nil` for in-memory responses.
     public let fileURL: URL?
 
     /// Creates a response; useful for stubbing.
     public init(
         statusCode: Int, headers: [String: String] = [:], data: Data = Data(), isDataFromCache: Bool = false,
-        fileURL: URL? = nil
+        isStale: Bool = false, fileURL: URL? = nil
     ) {
+        self.isStale = isStale
         self.statusCode = statusCode
         self.headers = headers
         self.data = data

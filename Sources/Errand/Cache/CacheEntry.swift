@@ -1,0 +1,89 @@
+import Foundation
+
+/// One cached response and what decides whether it may be served, stored as one file so that
+/// body and metadata are replaced together or not at all.
+///
+/// File layout: the magic `ERRANDC1`, the metadata's length as 4 big-endian bytes, the metadata
+/// as JSON, then the body. The metadata records the body's length and hash, so a truncated or
+/// corrupted file is detected rather than served.
+struct CacheEntry: Sendable {
+    struct Metadata: Codable, Sendable {
+        var identity: String
+        var statusCode: Int
+        var headers: [String: String]
+        /// Seconds since 1970 by ``NetworkConfig/cacheClock``.
+        var storedAt: Double
+        var cacheVersion: Int
+        /// A hash of `cacheSensitiveData`, so the file does not hold the value itself.
+        var sensitiveDataHash: String?
+        var appVersion: String
+        var bodyLength: Int
+        var bodyHash: String
+    }
+
+    let metadata: Metadata
+    let body: Data
+
+    init(response: Response, key: CacheKey, request: any BaseRequest, appVersion: String, storedAt: Date) {
+        metadata = Metadata(
+            identity: key.identity, statusCode: response.statusCode, headers: response.headers,
+            storedAt: storedAt.timeIntervalSince1970, cacheVersion: request.cacheVersion,
+            sensitiveDataHash: Self.hash(ofSensitiveData: request.cacheSensitiveData), appVersion: appVersion,
+            bodyLength: response.data.count, bodyHash: Self.hash(of: response.data))
+        body = response.data
+    }
+
+    /// Parses a cache file; `nil` when it is not one, or is truncated or corrupted.
+    init?(file: Data) {
+        let magic = Self.magic
+        guard file.count >= magic.count + 4, file.starts(with: magic) else { return nil }
+        let lengthStart = file.startIndex + magic.count
+        let metadataLength = file[lengthStart..<lengthStart + 4].reduce(0) { $0 << 8 | Int($1) }
+        let metadataStart = lengthStart + 4
+        guard metadataLength <= file.endIndex - metadataStart,
+            let metadata = try? JSONDecoder().decode(
+                Metadata.self, from: file[metadataStart..<metadataStart + metadataLength])
+        else { return nil }
+        let body = file[(metadataStart + metadataLength)...]
+        guard body.count == metadata.bodyLength, Self.hash(of: body) == metadata.bodyHash else { return nil }
+        self.metadata = metadata
+        self.body = Data(body)
+    }
+
+    /// The bytes of the cache file.
+    func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Encoding a struct of strings and numbers cannot fail; an empty record would read back as corrupt.
+        let json = (try? encoder.encode(metadata)) ?? Data()
+        var file = Self.magic
+        file.reserveCapacity(Self.magic.count + 4 + json.count + body.count)
+        file.append(contentsOf: withUnsafeBytes(of: UInt32(json.count).bigEndian, Array.init))
+        file.append(json)
+        file.append(body)
+        return file
+    }
+
+    /// Memory the entry holds, for the memory layer's budget.
+    var cost: Int {
+        body.count + metadata.identity.utf8.count + metadata.headers.reduce(0) { $0 + $1.key.count + $1.value.count }
+    }
+
+    func response(isStale: Bool) -> Response {
+        Response(
+            statusCode: metadata.statusCode, headers: metadata.headers, data: body, isDataFromCache: true,
+            isStale: isStale)
+    }
+
+    static func hash(ofSensitiveData value: String?) -> String? {
+        value.map { FNV1a.hex(of: $0.utf8) }
+    }
+
+    private static let magic = Data("ERRANDC1".utf8)
+
+    private static func hash(of body: Data) -> String {
+        var hash = FNV1a()
+        hash.update(body)
+        return hash.hex
+    }
+}

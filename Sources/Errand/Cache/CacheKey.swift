@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where one request's cached response lives: the cache directory after filters, and a
+/// fixed-length file name hashed from everything that identifies the response.
+struct CacheKey: Sendable, Hashable {
+    /// The canonical description the file name is hashed from, also kept in the entry so that a
+    /// hash collision reads as a miss rather than as another request's response.
+    let identity: String
+    let directory: URL
+    /// Two independent 64-bit hashes of `identity`: 32 hex digits, so distinct requests practically never share a file.
+    let fileName: String
+
+    /// Method, resolved base URL, `url`, canonical `cacheKeyArguments` (sorted keys, stable
+    /// numbers) and the values of `cacheKeyHeaders`.
+    init(request: any BaseRequest, config: NetworkConfig) throws(ErrandError) {
+        var identity = "\(request.method.rawValue) \(RequestURLBuilder.baseURLString(for: request, config: config))"
+        identity += " \(request.url)"
+        if let arguments = request.cacheKeyArguments(request.arguments) {
+            identity += " \(try ArgumentValue.object(arguments).json)"
+        }
+        for name in request.cacheKeyHeaders.sorted() {
+            identity += " \(name.lowercased()): \(request.headers.headerField(name) ?? "")"
+        }
+        self.identity = identity
+        self.directory = Self.directory(for: request, config: config)
+        self.fileName =
+            FNV1a.hex(of: identity.utf8) + FNV1a.hex(of: identity.utf8, seed: 0x8422_2325_cbf2_9ce4) + ".cache"
+    }
+
+    var fileURL: URL {
+        directory.appendingPathComponent(fileName, isDirectory: false)
+    }
+
+    private static func directory(for request: any BaseRequest, config: NetworkConfig) -> URL {
+        let root = config.cacheDirectory.path
+        let path = config.cacheDirPathFilters.reduce(root) { $1.filterCacheDirPath($0, request: request) }
+        return URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
+    }
+}

@@ -1,0 +1,237 @@
+import Dispatch
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Cache files on disk: written off the caller's thread, each replaced atomically, and kept
+/// under a size limit per directory by evicting the least recently used.
+///
+/// An entry waiting to be written is served from `pending`, so there is no moment when a
+/// stored response is neither in memory nor on disk.
+final class DiskCache: Sendable {
+    enum Lookup {
+        case found(CacheEntry)
+        case missing
+        case unreadable
+    }
+
+    private struct FileRecord {
+        var size: Int
+        var lastUse: UInt64
+    }
+
+    /// The files of one directory, loaded on its first write, for eviction.
+    private struct DirectoryIndex {
+        var files: [String: FileRecord] = [:]
+        var totalSize = 0
+    }
+
+    private struct State {
+        var pending: [CacheKey: (entry: CacheEntry, generation: UInt64)] = [:]
+        var generation: UInt64 = 0
+        var indexes: [URL: DirectoryIndex] = [:]
+        var useClock: UInt64 = 0
+    }
+
+    private let state = Locked(State())
+    private let writer = DispatchQueue(label: "Errand.DiskCache.writer", qos: .utility)
+    private let sizeLimit: @Sendable () -> Int
+    private let onEvict: @Sendable (URL) -> Void
+
+    /// `sizeLimit` is read at each write; `onEvict` is told each file evicted, to drop it from memory too.
+    init(sizeLimit: @escaping @Sendable () -> Int, onEvict: @escaping @Sendable (URL) -> Void) {
+        self.sizeLimit = sizeLimit
+        self.onEvict = onEvict
+    }
+
+    // MARK: Reading
+
+    func entry(for key: CacheKey) -> Lookup {
+        if let pending = state.withLock({ $0.pending[key]?.entry }) {
+            return .found(pending)
+        }
+        let url = key.fileURL
+        let file: Data
+        do {
+            file = try Data(contentsOf: url)
+        } catch {
+            return FileManager.default.fileExists(atPath: url.path) ? .unreadable : .missing
+        }
+        guard let entry = CacheEntry(file: file) else { return .unreadable }
+        // Another request whose identity hashed to the same name: not ours to serve.
+        guard entry.metadata.identity == key.identity else { return .missing }
+        noteUse(of: key)
+        // The modification date carries the use over to the next process's eviction order.
+        writer.async {
+            _ = utimes(url.path, nil)
+        }
+        return .found(entry)
+    }
+
+    /// Records a use of the entry — also one served from memory — so eviction takes the least recently used.
+    func noteUse(of key: CacheKey) {
+        state.withLock { state in
+            state.useClock += 1
+            state.indexes[key.directory]?.files[key.fileName]?.lastUse = state.useClock
+        }
+    }
+
+    // MARK: Writing
+
+    /// Queues `entry` to be written; it is served from memory until it is on disk.
+    func store(_ entry: CacheEntry, for key: CacheKey) {
+        let generation = state.withLock { state in
+            state.generation += 1
+            state.pending[key] = (entry, state.generation)
+            return state.generation
+        }
+        writer.async { [self] in
+            persist(entry, to: key)
+            state.withLock { state in
+                if state.pending[key]?.generation == generation {
+                    state.pending[key] = nil
+                }
+            }
+        }
+    }
+
+    /// Waits until every queued write is on disk.
+    func flush() {
+        writer.sync {}
+    }
+
+    /// Deletes one entry, after any write of it still queued.
+    func remove(_ key: CacheKey) {
+        writer.sync {
+            state.withLock { state in
+                state.pending[key] = nil
+                forget(key.fileURL, in: &state)
+            }
+            try? FileManager.default.removeItem(at: key.fileURL)
+        }
+    }
+
+    /// Deletes every entry under `directory`, after the writes still queued.
+    func removeAll(under directory: URL) {
+        let prefix = directory.path
+        writer.sync {
+            state.withLock { state in
+                state.pending = state.pending.filter { !$0.key.fileURL.path.hasPrefix(prefix) }
+                state.indexes = state.indexes.filter { !$0.key.path.hasPrefix(prefix) }
+            }
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// Runs on `writer`. A failed write leaves the previous entry, or none; the cache is an
+    /// optimisation, so the response that was being stored is not failed for it.
+    private func persist(_ entry: CacheEntry, to key: CacheKey) {
+        let file = entry.encoded()
+        guard Self.createDirectory(key.directory), Self.writeAtomically(file, to: key.fileURL) else { return }
+        let evicted = state.withLock { state -> [URL] in
+            if state.indexes[key.directory] == nil {
+                state.indexes[key.directory] = Self.scan(key.directory, clock: &state.useClock)
+            }
+            forget(key.fileURL, in: &state)
+            state.useClock += 1
+            state.indexes[key.directory]?.files[key.fileName] = FileRecord(size: file.count, lastUse: state.useClock)
+            state.indexes[key.directory]?.totalSize += file.count
+            return evictions(in: key.directory, state: &state)
+        }
+        for url in evicted {
+            try? FileManager.default.removeItem(at: url)
+            onEvict(url)
+        }
+    }
+
+    private func evictions(in directory: URL, state: inout State) -> [URL] {
+        let limit = sizeLimit()
+        guard var index = state.indexes[directory], limit > 0, index.totalSize > limit else { return [] }
+        var evicted: [URL] = []
+        for (name, record) in index.files.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard index.totalSize > limit else { break }
+            index.files[name] = nil
+            index.totalSize -= record.size
+            evicted.append(directory.appendingPathComponent(name, isDirectory: false))
+        }
+        state.indexes[directory] = index
+        return evicted
+    }
+
+    private func forget(_ fileURL: URL, in state: inout State) {
+        let directory = fileURL.deletingLastPathComponent()
+        if let removed = state.indexes[directory]?.files.removeValue(forKey: fileURL.lastPathComponent) {
+            state.indexes[directory]?.totalSize -= removed.size
+        }
+    }
+
+    // MARK: Files
+
+    /// Entry files by size and, as the order of last use, modification date; leftovers of
+    /// writes a crash interrupted are deleted.
+    private static func scan(_ directory: URL, clock: inout UInt64) -> DirectoryIndex {
+        let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
+        let urls =
+            (try? FileManager.default.contentsOfDirectory(
+                at: directory, includingPropertiesForKeys: keys, options: [])) ?? []
+        var found: [(name: String, size: Int, modified: Date)] = []
+        for url in urls {
+            if url.lastPathComponent.hasSuffix(temporarySuffix) {
+                try? FileManager.default.removeItem(at: url)
+                continue
+            }
+            guard url.pathExtension == "cache", let values = try? url.resourceValues(forKeys: Set(keys)) else {
+                continue
+            }
+            found.append((url.lastPathComponent, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast))
+        }
+        var index = DirectoryIndex()
+        for file in found.sorted(by: { $0.modified < $1.modified }) {
+            clock += 1
+            index.files[file.name] = FileRecord(size: file.size, lastUse: clock)
+            index.totalSize += file.size
+        }
+        return index
+    }
+
+    private static let temporarySuffix = ".partial"
+
+    /// Creates the directory and any missing parents readable by the owner only.
+    private static func createDirectory(_ directory: URL) -> Bool {
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Writes a temporary file readable by the owner only, then renames it over the entry: a
+    /// reader, or a process that crashed mid-write, sees the old file or the new one, never a mix.
+    private static func writeAtomically(_ data: Data, to url: URL) -> Bool {
+        let temporaryPath = url.path + "." + UUID().uuidString + temporarySuffix
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        let written = data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        let closed = close(descriptor) == 0
+        guard written, closed, rename(temporaryPath, url.path) == 0 else {
+            unlink(temporaryPath)
+            return false
+        }
+        return true
+    }
+}

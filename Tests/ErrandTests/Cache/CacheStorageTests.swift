@@ -1,0 +1,218 @@
+import Errand
+import Foundation
+import Testing
+
+/// How entries live on disk: folders, permissions, eviction, corruption and concurrent use.
+@Suite("Response cache: storage")
+struct CacheStorageTests {
+    struct AccountFolder: CacheDirPathFilter {
+        let account: String
+        func filterCacheDirPath(_ originPath: String, request: any BaseRequest) -> String {
+            originPath + "/accounts/" + account
+        }
+    }
+
+    @Test func aDirectoryFilterPutsEntriesUnderItsFolder() async throws {
+        let fixture = try CacheFixture()
+        defer { fixture.removeDirectory() }
+        let ann = fixture.makeAgent { $0.addCacheDirPathFilter(AccountFolder(account: "ann")) }
+        let bob = fixture.makeAgent { $0.addCacheDirPathFilter(AccountFolder(account: "bob")) }
+        _ = try await ann.response(CachedRequest())
+        ann.waitForCacheWrites()
+        let files = fixture.entryFiles()
+        #expect(files.count == 1)
+        #expect(files.first?.deletingLastPathComponent().path.hasSuffix("/accounts/ann") == true)
+        #expect(bob.cacheMissReason(CachedRequest()) == .missing)
+        #expect(try await !bob.response(CachedRequest()).isDataFromCache)
+
+        ann.clearCache(in: fixture.directory.appendingPathComponent("accounts/ann"))
+        #expect(ann.cacheMissReason(CachedRequest()) == .missing)
+        #expect(bob.cacheMissReason(CachedRequest()) == nil)
+    }
+
+    @Test func filesAreOwnerOnly() async throws {
+        let fixture = try CacheFixture()
+        defer { fixture.removeDirectory() }
+        let agent = fixture.makeAgent { $0.addCacheDirPathFilter(AccountFolder(account: "ann")) }
+        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+        agent.waitForCacheWrites()
+        let file = try #require(fixture.entryFiles().first)
+        var path = file
+        #expect(try permissions(of: path) == 0o600)
+        for _ in 0..<3 {
+            path.deleteLastPathComponent()
+            #expect(try permissions(of: path) == 0o700, "\(path.path)")
+        }
+    }
+
+    @Test func aStoreIsServedAtOnceAndSurvivesARestart() async throws {
+        let fixture = try CacheFixture()
+        defer { fixture.removeDirectory() }
+        let agent = fixture.makeAgent()
+        let response = Response(statusCode: 201, headers: ["X-Kind": "saved"], data: Data("[1,2]".utf8))
+        for index in 0..<50 {
+            try agent.saveCache(response, for: CachedRequest(url: "/n/\(index)"))
+            #expect(try agent.loadCache(CachedRequest(url: "/n/\(index)")).statusCode == 201)
+        }
+        agent.waitForCacheWrites()
+        let restarted = fixture.makeAgent()
+        let loaded = try restarted.loadCache(CachedRequest(url: "/n/49"))
+        #expect(loaded.statusCode == 201)
+        #expect(loaded.value(forHeader: "x-kind") == "saved")
+        #expect(loaded.data == response.data)
+        #expect(loaded.isDataFromCache)
+    }
+
+    @Test func theMemoryLayerServesWithoutTheFile() async throws {
+        let fixture = try CacheFixture()
+        defer { fixture.removeDirectory() }
+        let agent = fixture.makeAgent()
+        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+        agent.waitForCacheWrites()
+        for file in fixture.entryFiles() { try FileManager.default.removeItem(at: file) }
+        #expect(agent.cacheMissReason(CachedRequest()) == nil)
+        #expect(fixture.makeAgent().cacheMissReason(CachedRequest()) == .missing)
+        let withoutMemory = fixture.makeAgent { $0.memoryCacheSizeLimit = 0 }
+        try withoutMemory.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest(url: "/m"))
+        withoutMemory.waitForCacheWrites()
+        for file in fixture.entryFiles() { try FileManager.default.removeItem(at: file) }
+        #expect(withoutMemory.cacheMissReason(CachedRequest(url: "/m")) == .missing)
+    }
+
+    @Test(arguments: [Corruption.truncateBody, .truncateHeader, .flipBodyByte, .garbage, .empty])
+    func aDamagedFileIsAnUnreadableMissNeverACrash(_ corruption: Corruption) async throws {
+        let fixture = try CacheFixture()
+        defer { fixture.removeDirectory() }
+        let agent = fixture.makeAgent()
+        _ = try await agent.response(CachedRequest())
+        agent.waitForCacheWrites()
+        let file = try #require(fixture.entryFiles().first)
+        try corruption.apply(to: file)
+
+        let restarted = fixture.makeAgent()
+        #expect(restarted.cacheMissReason(CachedRequest()) == .unreadable)
+        #expect(try await !restarted.response(CachedRequest()).isDataFromCache)
+        #expect(try await restarted.response(CachedRequest()).isDataFromCache, "the fresh response replaced it")
+    }
+
+    enum Corruption: CaseIterable, Sendable {
+        case truncateBody, truncateHeader, flipBodyByte, garbage, empty
+
+        func apply(to file: URL) throws {
+            var data = try Data(contentsOf: file)
+            switch self {
+            case .truncateBody: data.removeLast(10)
+            case .truncateHeader: data = data.prefix(20)
+            case .flipBodyByte: data[data.count - 5] ^= 0x20
+            case .garbage: data = Data((0..<500).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            case .empty: data = Data()
+            }
+            try data.write(to: file)
+        }
+    }
+
+    @Test func theLeastRecentlyUsedEntriesAreEvictedAtTheSizeLimit() async throws {
+        let fixture = try CacheFixture()
+        defer { fixture.removeDirectory() }
+        let entrySize = 4096
+        let agent = fixture.makeAgent { $0.cacheSizeLimit = 4 * (entrySize + 600) }
+        let body = Response(statusCode: 200, data: Data(repeating: 0x61, count: entrySize))
+        for name in ["a", "b", "c", "d"] {
+            try agent.saveCache(body, for: CachedRequest(url: "/\(name)"))
+            agent.waitForCacheWrites()
+        }
+        _ = try agent.loadCache(CachedRequest(url: "/a"))  // a is now more recent than b
+        try agent.saveCache(body, for: CachedRequest(url: "/e"))
+        agent.waitForCacheWrites()
+
+        #expect(agent.cacheMissReason(CachedRequest(url: "/b")) == .missing)
+        for name in ["a", "c", "d", "e"] {
+            #expect(agent.cacheMissReason(CachedRequest(url: "/\(name)")) == nil, "\(name)")
+        }
+        #expect(fixture.entryFiles().count == 4)
+
+        // A new process orders by the files' dates and keeps to the limit as well.
+        let restarted = fixture.makeAgent { $0.cacheSizeLimit = 2 * (entrySize + 600) }
+        try restarted.saveCache(body, for: CachedRequest(url: "/f"))
+        restarted.waitForCacheWrites()
+        #expect(fixture.entryFiles().count == 2)
+        #expect(restarted.cacheMissReason(CachedRequest(url: "/f")) == nil)
+    }
+
+    @Test func eightThreadsStoringAndReadingNeverSeeATornEntry() async throws {
+        let fixture = try CacheFixture()
+        defer { fixture.removeDirectory() }
+        let writer = fixture.makeAgent()
+        let reader = fixture.makeAgent { $0.memoryCacheSizeLimit = 0 }  // every read goes to disk
+        let deadline = Date() + 5
+        let counts = ReadCounter()
+        // Threads of their own: blocking the shared concurrency pool for 5 s would stall other tests.
+        let group = DispatchGroup()
+        for thread in 0..<8 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                var sequence = 0
+                while Date() < deadline {
+                    sequence += 1
+                    // Half the keys are shared by every thread, half are the thread's own.
+                    let request = CachedRequest(url: sequence % 2 == 0 ? "/shared/\(sequence % 3)" : "/own/\(thread)")
+                    let stamp = "\(thread)-\(sequence)"
+                    let body = Data(String(repeating: stamp + ";", count: 1 + sequence % 200).utf8)
+                    if thread % 2 == 0 {
+                        try? writer.saveCache(
+                            Response(statusCode: 200, headers: ["X-Stamp": stamp], data: body), for: request)
+                    }
+                    for agent in [writer, reader] {
+                        let response: Response
+                        do {
+                            response = try agent.loadCache(request)
+                        } catch {
+                            // A half-written file would read as unreadable: that is a torn entry too.
+                            counts.add(torn: error as? ErrandError == .cacheMiss(.unreadable))
+                            continue
+                        }
+                        let stampInBody = String(
+                            decoding: response.data.prefix(while: { $0 != UInt8(ascii: ";") }), as: UTF8.self)
+                        let whole = response.data.count % (stampInBody.utf8.count + 1) == 0
+                        counts.add(torn: stampInBody != response.value(forHeader: "X-Stamp") || !whole)
+                    }
+                }
+            }.start()
+        }
+        await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
+        #expect(counts.reads > 1000)  // hits and misses both count
+        #expect(counts.torn == 0)
+    }
+
+    private func permissions(of url: URL) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+}
+
+/// Read and torn-read counters shared by the stress threads.
+final class ReadCounter: @unchecked Sendable {  // Sendable because `lock` guards both counters.
+    private let lock = NSLock()
+    private var readCount = 0
+    private var tornCount = 0
+
+    func add(torn: Bool) {
+        lock.lock()
+        readCount += 1
+        if torn { tornCount += 1 }
+        lock.unlock()
+    }
+
+    var reads: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return readCount
+    }
+
+    var torn: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return tornCount
+    }
+}
