@@ -18,6 +18,8 @@ let package = Package(
         .testTarget(name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"]),
         .executableTarget(
             name: "QuickStart", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/QuickStart"),
+        .executableTarget(
+            name: "OfflineAccounts", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/OfflineAccounts"),
         .executableTarget(name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]

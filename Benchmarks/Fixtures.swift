@@ -12,6 +12,14 @@ struct UserInfoRequest: BaseRequest {
     var jsonValidator: JSONValidator? { ["nick": .string, "level": .number] }
 }
 
+/// ``UserInfoRequest`` cached for an hour, as a profile screen would be.
+struct CachedUserInfoRequest: BaseRequest {
+    var url: String { "/users/info" }
+    var arguments: [String: any Sendable]? { ["userId": 42, "fields": "nick,level"] }
+    var jsonValidator: JSONValidator? { ["nick": .string, "level": .number] }
+    var cacheTimeInSeconds: Int { 3600 }
+}
+
 /// A search with ten arguments of mixed types, several of which need percent-encoding;
 /// without them it is otherwise the same request, so the difference is the arguments' cost.
 struct SearchRequest: BaseRequest {

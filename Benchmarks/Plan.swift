@@ -10,7 +10,8 @@ struct Plan: Sendable {
         """
 
     /// Every benchmark name, in the order they run.
-    static let allNames = OverheadBenchmarks.names + EncodingBenchmarks.names + LoopbackBenchmarks.names
+    static let allNames =
+        OverheadBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + LoopbackBenchmarks.names
 
     var only: [String] = []
     var iterations: Int?

@@ -38,6 +38,7 @@ var results: [Measurement] = []
 do {
     results += try await OverheadBenchmarks.run(plan, progress: progress)
     results += try await EncodingBenchmarks.run(plan, progress: progress)
+    results += try await CacheBenchmarks.run(plan, progress: progress)
     results += try await LoopbackBenchmarks.run(plan, progress: progress)
 } catch {
     fail("benchmark failed: \(error)", status: 1)

@@ -42,9 +42,33 @@ extension BaseRequest {
         try await NetworkAgent.shared.decoded(self, type, decoder: decoder)
     }
 
+    /// Calls `success` with the cached response, if any, then with the fresh one; see
+    /// ``NetworkAgent/startCacheThenNetwork(_:success:failure:)``.
+    @discardableResult
+    public func startCacheThenNetwork(
+        success: (@Sendable (RequestTask) -> Void)? = nil, failure: (@Sendable (RequestTask) -> Void)? = nil
+    ) -> RequestTask {
+        NetworkAgent.shared.startCacheThenNetwork(self, success: success, failure: failure)
+    }
+
+    /// The cached response, if any, then the fresh one; see ``NetworkAgent/cacheThenNetwork(_:)``.
+    public func cacheThenNetwork() -> AsyncThrowingStream<Response, any Error> {
+        NetworkAgent.shared.cacheThenNetwork(self)
+    }
+
     /// The cached response, never the network.
     /// - Throws: ``ErrandError/cacheMiss(_:)`` with the reason no entry could be served.
     public func loadCache() throws(ErrandError) -> Response {
         try NetworkAgent.shared.loadCache(self)
+    }
+
+    /// Stores `response` as this request's cached entry; see ``NetworkAgent/saveCache(_:for:)``.
+    public func saveCache(_ response: Response) throws(ErrandError) {
+        try NetworkAgent.shared.saveCache(response, for: self)
+    }
+
+    /// Deletes this request's cached entry.
+    public func removeCache() throws(ErrandError) {
+        try NetworkAgent.shared.removeCache(self)
     }
 }
