@@ -59,7 +59,8 @@ final class DiskCache: Sendable {
         do {
             file = try Data(contentsOf: url)
         } catch {
-            return FileManager.default.fileExists(atPath: url.path) ? .unreadable : .missing
+            // Judged by the error, not by looking again: the file may appear in between.
+            return (error as? CocoaError)?.code == .fileReadNoSuchFile ? .missing : .unreadable
         }
         guard let entry = CacheEntry(file: file) else { return .unreadable }
         // Another request whose identity hashed to the same name: not ours to serve.
@@ -172,7 +173,7 @@ final class DiskCache: Sendable {
     // MARK: Files
 
     /// Entry files by size and, as the order of last use, modification date; leftovers of
-    /// writes a crash interrupted are deleted.
+    /// writes a crash interrupted long ago are deleted.
     private static func scan(_ directory: URL, clock: inout UInt64) -> DirectoryIndex {
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
         let urls =
@@ -180,14 +181,15 @@ final class DiskCache: Sendable {
                 at: directory, includingPropertiesForKeys: keys, options: [])) ?? []
         var found: [(name: String, size: Int, modified: Date)] = []
         for url in urls {
-            if url.lastPathComponent.hasSuffix(temporarySuffix) {
+            guard let values = try? url.resourceValues(forKeys: Set(keys)) else { continue }
+            let modified = values.contentModificationDate ?? .distantPast
+            // Another writer's file in progress is seconds old at most; an older one was left by a crash.
+            if url.lastPathComponent.hasSuffix(temporarySuffix) && modified.timeIntervalSinceNow < -600 {
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
-            guard url.pathExtension == "cache", let values = try? url.resourceValues(forKeys: Set(keys)) else {
-                continue
-            }
-            found.append((url.lastPathComponent, values.fileSize ?? 0, values.contentModificationDate ?? .distantPast))
+            guard url.pathExtension == "cache" else { continue }
+            found.append((url.lastPathComponent, values.fileSize ?? 0, modified))
         }
         var index = DirectoryIndex()
         for file in found.sorted(by: { $0.modified < $1.modified }) {

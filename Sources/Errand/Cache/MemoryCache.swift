@@ -18,33 +18,27 @@ final class MemoryCache: Sendable {
     }
 
     func entry(for key: CacheKey) -> CacheEntry? {
-        state.withLock { state in
-            guard let found = state.entries[key] else { return nil }
-            state.clock += 1
-            state.entries[key] = (found.entry, state.clock)
-            return found.entry
-        }
+        state.withLock { Self.use(key, in: &$0) }
     }
 
     /// Keeps `entry`, unless it alone would take more than a quarter of the budget.
     func insert(_ entry: CacheEntry, for key: CacheKey) {
         let limit = costLimit()
-        state.withLock { state in
-            removeValue(for: key, from: &state)
-            guard entry.cost <= limit / 4 else { return }
-            state.clock += 1
-            state.entries[key] = (entry, state.clock)
-            state.totalCost += entry.cost
-            guard state.totalCost > limit else { return }
-            for (oldKey, _) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
-                guard state.totalCost > limit else { break }
-                removeValue(for: oldKey, from: &state)
-            }
+        state.withLock { Self.put(entry, for: key, limit: limit, in: &$0) }
+    }
+
+    /// Keeps `entry` unless one is already kept for `key`; returns the one kept, or `entry`.
+    func insertIfAbsent(_ entry: CacheEntry, for key: CacheKey) -> CacheEntry {
+        let limit = costLimit()
+        return state.withLock { state in
+            if let kept = Self.use(key, in: &state) { return kept }
+            Self.put(entry, for: key, limit: limit, in: &state)
+            return entry
         }
     }
 
     func remove(_ key: CacheKey) {
-        state.withLock { removeValue(for: key, from: &$0) }
+        state.withLock { Self.removeValue(for: key, from: &$0) }
     }
 
     /// Drops the entries whose file is `fileURL`, or lies under it when it is a directory.
@@ -52,12 +46,32 @@ final class MemoryCache: Sendable {
         let prefix = fileURL.path
         state.withLock { state in
             for key in state.entries.keys where key.fileURL.path.hasPrefix(prefix) {
-                removeValue(for: key, from: &state)
+                Self.removeValue(for: key, from: &state)
             }
         }
     }
 
-    private func removeValue(for key: CacheKey, from state: inout State) {
+    private static func use(_ key: CacheKey, in state: inout State) -> CacheEntry? {
+        guard let found = state.entries[key] else { return nil }
+        state.clock += 1
+        state.entries[key] = (found.entry, state.clock)
+        return found.entry
+    }
+
+    private static func put(_ entry: CacheEntry, for key: CacheKey, limit: Int, in state: inout State) {
+        removeValue(for: key, from: &state)
+        guard entry.cost <= limit / 4 else { return }
+        state.clock += 1
+        state.entries[key] = (entry, state.clock)
+        state.totalCost += entry.cost
+        guard state.totalCost > limit else { return }
+        for (oldKey, _) in state.entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard state.totalCost > limit else { break }
+            removeValue(for: oldKey, from: &state)
+        }
+    }
+
+    private static func removeValue(for key: CacheKey, from state: inout State) {
         if let removed = state.entries.removeValue(forKey: key) {
             state.totalCost -= removed.entry.cost
         }

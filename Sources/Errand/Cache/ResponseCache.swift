@@ -48,8 +48,8 @@ final class ResponseCache: Sendable {
             case .missing: return .miss(.missing, stale: nil)
             case .unreadable: return .miss(.unreadable, stale: nil)
             case .found(let found):
-                memory.insert(found, for: key)
-                entry = found
+                // A store that raced this read is newer than the file: keep it.
+                entry = memory.insertIfAbsent(found, for: key)
             }
         }
         let mismatch = mismatch(of: entry.metadata, for: request)
