@@ -6,6 +6,16 @@ struct HTTPBinEcho {
         case url, args, form, data, origin, headers, files, json, method
     }
 
+    /// What werkzeug makes of the body as a form, which it does for every endpoint that echoes.
+    private enum FormBody {
+        /// Not a form (or multipart without a usable boundary): the body stays in `data`.
+        case none
+        /// Read as a form, so `data` is empty; a multipart body werkzeug cannot parse gives no items.
+        case parsed(fields: [(name: String?, value: String)], files: [(name: String?, value: String)])
+        /// Beyond Flask's form limits: httpbin answers 413.
+        case tooLarge
+    }
+
     /// Headers httpbin hides (they describe its hosting, not the client) unless `?show_env` is given.
     private static let environmentHeaders: Set<String> = [
         "x-varnish", "x-request-start", "x-heroku-queue-depth", "x-real-ip", "x-forwarded-proto",
@@ -15,6 +25,31 @@ struct HTTPBinEcho {
     ]
 
     let request: HTTPRequest
+    private let formBody: FormBody
+
+    init(request: HTTPRequest) {
+        self.request = request
+        formBody = Self.formBody(of: request)
+    }
+
+    /// The JSON httpbin answers with; 413 for a form over Flask's limits, and 500 where httpbin
+    /// fails to sort keys because a multipart part had no name (`None`) beside named ones.
+    func response(_ fields: [Field]) -> HTTPResponse {
+        switch formBody {
+        case .tooLarge:
+            return .formTooLarge
+        case .parsed(let form, let files):
+            let mixesNone: ([(name: String?, value: String)]) -> Bool = { items in
+                items.contains { $0.name == nil } && items.contains { $0.name != nil }
+            }
+            if (fields.contains(.form) && mixesNone(form)) || (fields.contains(.files) && mixesNone(files)) {
+                return .serverError
+            }
+        case .none:
+            break
+        }
+        return .json(dictionary(fields))
+    }
 
     /// The requested fields, keyed by their httpbin names.
     func dictionary(_ fields: [Field]) -> [String: Any] {
@@ -29,11 +64,11 @@ struct HTTPBinEcho {
         switch field {
         case .url: url
         case .args: Self.semiflatten(request.queryItems)
-        case .form: isForm ? Self.semiflatten(URLEncoding.parseForm(bodyText[...])) : [String: Any]()
-        case .data: isForm ? "" : Self.jsonSafe(request.body)
+        case .form: Self.semiflatten(formItems.fields.map { ($0.name ?? "null", $0.value) })
+        case .data: bodyConsumed ? "" : Self.jsonSafe(request.body)
         case .origin: request.headers.first("X-Forwarded-For") ?? request.peerAddress
         case .headers: headers
-        case .files: [String: Any]()
+        case .files: filesDictionary
         case .json: json
         case .method: request.method
         }
@@ -65,20 +100,69 @@ struct HTTPBinEcho {
         return result
     }
 
-    /// werkzeug fills `form` (and leaves `data` empty) only for this media type; multipart is
-    /// not parsed here yet.
-    private var isForm: Bool {
-        request.mediaType == "application/x-www-form-urlencoded"
+    private var bodyConsumed: Bool {
+        if case .none = formBody { false } else { true }
     }
 
-    private var bodyText: String {
-        String(decoding: request.body, as: UTF8.self)
+    private var formItems: (fields: [(name: String?, value: String)], files: [(name: String?, value: String)]) {
+        if case .parsed(let fields, let files) = formBody { (fields, files) } else { ([], []) }
+    }
+
+    /// `request.files.items()` yields only the first file of each name, so httpbin shows no arrays here.
+    private var filesDictionary: [String: Any] {
+        var result: [String: Any] = [:]
+        for file in formItems.files where result[file.name ?? "null"] == nil {
+            result[file.name ?? "null"] = file.value
+        }
+        return result
+    }
+
+    /// werkzeug reads the body as a form for these two media types (then `data` is empty), except
+    /// multipart without an ASCII boundary, which it leaves alone.
+    private static func formBody(of request: HTTPRequest) -> FormBody {
+        let contentType = HeaderOptions(request.headers.first("Content-Type") ?? "")
+        switch contentType.value.lowercased() {
+        case "application/x-www-form-urlencoded":
+            if let length = request.headers.first("Content-Length").flatMap({ Int($0) }),
+                length > MultipartFormData.maxFieldSize
+            {
+                return .tooLarge
+            }
+            let fields = URLEncoding.parseForm(String(decoding: request.body, as: UTF8.self)[...])
+            return .parsed(fields: fields.map { ($0.name, $0.value) }, files: [])
+        case "multipart/form-data":
+            guard let boundary = contentType.parameters["boundary"], !boundary.isEmpty,
+                boundary.unicodeScalars.allSatisfy(\.isASCII)
+            else {
+                return .none
+            }
+            do {
+                let parts = try MultipartFormData.parse(request.body, boundary: boundary)
+                return .parsed(
+                    fields: parts.filter { !$0.isFile }.map { ($0.name, $0.text) },
+                    files: parts.filter(\.isFile).map {
+                        (
+                            $0.name,
+                            jsonSafe(
+                                $0.body,
+                                contentType: $0.contentType.flatMap { $0.isEmpty ? nil : $0 }
+                                    ?? "application/octet-stream")
+                        )
+                    })
+            } catch .tooLarge {
+                return .tooLarge
+            } catch {
+                return .parsed(fields: [], files: [])
+            }
+        default:
+            return .none
+        }
     }
 
     /// The body parsed as JSON whatever its content type (httpbin tries `json.loads` on every
     /// body), or `null`.
     private var json: Any {
-        guard !isForm, String(data: request.body, encoding: .utf8) != nil,
+        guard !bodyConsumed, String(data: request.body, encoding: .utf8) != nil,
             let object = try? JSONSerialization.jsonObject(with: request.body, options: [.fragmentsAllowed])
         else {
             return NSNull()

@@ -17,13 +17,14 @@ enum HTTPBinRoutes {
         Route(["GET"], "/basic-auth/{user}/{passwd}", handler: basicAuth),
         Route(.any, "/delay/{delay}", handler: delay),
         Route(["GET"], "/bytes/{n}", handler: bytes),
+        Route(["GET"], "/range/{numbytes}", handler: range),
         Route(["GET"], "/json") { _ in .json(slideshow, trailingNewline: false) },
     ]
 
     private static let bodyFields: [HTTPBinEcho.Field] = [.url, .args, .form, .data, .origin, .headers, .files, .json]
 
     private static func echo(_ context: RouteContext, _ fields: [HTTPBinEcho.Field]) -> HTTPResponse {
-        .json(HTTPBinEcho(request: context.request).dictionary(fields))
+        HTTPBinEcho(request: context.request).response(fields)
     }
 
     // MARK: /status
@@ -111,20 +112,19 @@ enum HTTPBinRoutes {
             }
         }
         let contentType = HTTPHeader("Content-Type", "application/json")
-        var response = HTTPResponse.json([String: Any]())
+        var body = HTTPResponse.jsonBody([String: Any]()) ?? Data()
         for _ in 0..<10 {
-            let described = [contentType, HTTPHeader("Content-Length", String(response.body.count))] + added
+            let described = [contentType, HTTPHeader("Content-Length", String(body.count))] + added
             var object: [String: Any] = [:]
             for header in described {
                 let values = described.values(for: header.name)
                 object[header.name] = values.count == 1 ? values[0] as Any : values as Any
             }
-            let next = HTTPResponse.json(object)
-            if next.body == response.body { break }
-            response = next
+            guard let next = HTTPResponse.jsonBody(object) else { return .serverError }
+            if next == body { break }
+            body = next
         }
-        response.headers = [contentType] + added
-        return response
+        return HTTPResponse(status: 200, headers: [contentType] + added, body: body)
     }
 
     // MARK: /basic-auth
@@ -195,6 +195,99 @@ enum HTTPBinRoutes {
             withUnsafeBytes(of: generator.next().littleEndian) { data.append(contentsOf: $0) }
         }
         return Data(data.prefix(count))
+    }
+
+    // MARK: /range
+
+    /// `abcd…z` repeating, `numbytes` of it (at most 100 KiB), honouring `Range` with httpbin's own
+    /// lenient parsing, in `chunk_size` pieces spread over `duration` seconds.
+    private static func range(_ context: RouteContext) -> HTTPResponse {
+        // Flask's `int` converter only matches digits; anything else is no route at all.
+        let digits = context.parameters["numbytes"] ?? ""
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return .notFound }
+        let numbytes = Int(digits) ?? Int.max
+        let significant = digits.drop { $0 == "0" }
+        let etag = HTTPHeader("ETag", "range" + (significant.isEmpty ? "0" : significant))
+        let acceptRanges = HTTPHeader("Accept-Ranges", "bytes")
+        let plainText = HTTPHeader("Content-Type", "text/plain; charset=utf-8")
+        guard numbytes > 0, numbytes <= 100 * 1024 else {
+            return HTTPResponse(
+                status: 404, headers: [etag, acceptRanges, plainText],
+                body: Data("number of bytes must be in the range (0, 102400]".utf8))
+        }
+
+        // httpbin looks parameters up case-insensitively, taking the first name that matches.
+        func parameter(_ name: String) -> String? {
+            context.request.queryItems.first { $0.name.lowercased() == name }?.value
+        }
+        var chunkSize = 10 * 1024
+        if let text = parameter("chunk_size") {
+            guard let size = PythonNumber.int(text) else { return .serverError }
+            chunkSize = max(1, size)
+        }
+        var duration = 0.0
+        if let text = parameter("duration") {
+            guard let seconds = PythonNumber.float(text) else { return .serverError }
+            duration = seconds
+        }
+
+        let (first, last) = requestedRange(context.request.headers.values(for: "Range"), size: numbytes)
+        guard first <= last, (0..<numbytes).contains(first), (0..<numbytes).contains(last) else {
+            return HTTPResponse(
+                status: 416,
+                headers: [etag, acceptRanges, HTTPHeader("Content-Range", "bytes */\(numbytes)"), plainText])
+        }
+        let headers = [
+            HTTPHeader("Content-Type", "application/octet-stream"), etag, acceptRanges,
+            HTTPHeader("Content-Range", "bytes \(first)-\(last)/\(numbytes)"),
+        ]
+        let status = first == 0 && last == numbytes - 1 ? 200 : 206
+        let length = last + 1 - first
+
+        // httpbin sleeps after each full chunk and before a final short one; time.sleep raises on
+        // a negative or non-finite pause, which ends the response right there.
+        let pausePerByte = duration / Double(numbytes)
+        var sent = length
+        if !(pausePerByte >= 0 && pausePerByte.isFinite) {
+            guard length >= chunkSize else { return .gunicornServerError }
+            sent = chunkSize
+        }
+        let server = context.server
+        return HTTPResponse(status: status, headers: headers, length: length) { [sent, chunkSize] write in
+            func pause(_ count: Int) {
+                if pausePerByte > 0 && pausePerByte.isFinite { server.sleep(seconds: pausePerByte * Double(count)) }
+            }
+            var position = first
+            while position < first + sent {
+                let count = min(chunkSize, first + sent - position)
+                if count < chunkSize { pause(count) }
+                let chunk = Data((position..<position + count).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+                guard write(chunk) else { return }
+                if count == chunkSize { pause(count) }
+                position += count
+            }
+        }
+    }
+
+    /// httpbin's `get_request_range`: `bytes=F-L`, `bytes=F-` or `bytes=-S`, where each bound that
+    /// Python's `int()` rejects counts as missing. The result may lie outside the content.
+    private static func requestedRange(_ values: [String], size: Int) -> (first: Int, last: Int) {
+        // Repeated headers reach httpbin joined with commas, as gunicorn passes them on.
+        let text = values.joined(separator: ",").trimmingCharacters(in: .whitespacesAndNewlines)
+        var left: Int?
+        var right: Int?
+        let sides = text.split(separator: "=", omittingEmptySubsequences: false)
+        if text.hasPrefix("bytes"), sides.count == 2 {
+            let bounds = sides[1].split(separator: "-", omittingEmptySubsequences: false)
+            left = PythonNumber.int(bounds[0])
+            right = bounds.count > 1 ? PythonNumber.int(bounds[1]) : nil
+        }
+        switch (left, right) {
+        case (nil, nil): return (0, size - 1)
+        case (nil, let suffix?): return (max(0, size &- suffix), size - 1)
+        case (let first?, nil): return (first, size - 1)
+        case (let first?, let last?): return (first, last)
+        }
     }
 
     // MARK: Fixed documents

@@ -9,22 +9,40 @@ struct HTTPConnection: Sendable {
     let server: ServerState
     let router: Router
 
+    /// How writing a response went.
+    private enum Delivery {
+        case complete
+        /// A streamed body stopped short of its `Content-Length` on purpose: end the connection.
+        case cutShort
+        case peerGone
+    }
+
     func run() {
-        var parser = HTTPRequestParser(peerAddress: peerAddress)
+        var parser = HTTPRequestParser(peerAddress: peerAddress, streamsBody: router.streamsBody)
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
         var peerClosed = false
 
         serving: while true {
+            var exchange: (request: HTTPRequest, response: HTTPResponse)?
             switch parser.next() {
             case .request(let request):
-                let response = router.response(to: request, server: server)
-                let keepAlive = request.wantsKeepAlive && !response.closesConnection && !server.isStopped
-                let wire = response.serialized(includeBody: request.method != "HEAD", keepAlive: keepAlive)
-                guard Socket.sendAll(descriptor, wire) else {
+                exchange = (request, router.response(to: request, server: server))
+
+            case .streamingRequest(let request):
+                let body = RequestBodyReader(parser: parser, descriptor: descriptor)
+                let response = router.response(to: request, server: server, body: body)
+                body.drain()
+                parser = body.parser
+                switch body.outcome {
+                case .failure(let status, let reason):
+                    _ = send(HTTPResponse.text(reason + "\n", status: status), includeBody: true, keepAlive: false)
+                    break serving
+                case .peerGone, nil:
                     peerClosed = true
                     break serving
+                case .complete:
+                    exchange = (request, response)
                 }
-                if !keepAlive { break serving }
 
             case .incomplete:
                 if parser.takeContinueRequest() && !Socket.sendAll(descriptor, HTTPResponse.continueResponse) {
@@ -41,8 +59,17 @@ struct HTTPConnection: Sendable {
                 parser.append(readBuffer[0..<count])
 
             case .failure(let status, let reason):
-                let response = HTTPResponse.text(reason + "\n", status: status)
-                _ = Socket.sendAll(descriptor, response.serialized(includeBody: true, keepAlive: false))
+                _ = send(HTTPResponse.text(reason + "\n", status: status), includeBody: true, keepAlive: false)
+                break serving
+            }
+
+            guard let (request, response) = exchange else { continue }
+            let keepAlive = request.wantsKeepAlive && !response.closesConnection && !server.isStopped
+            switch send(response, includeBody: request.method != "HEAD", keepAlive: keepAlive) {
+            case .complete where keepAlive: continue
+            case .complete, .cutShort: break serving
+            case .peerGone:
+                peerClosed = true
                 break serving
             }
         }
@@ -50,5 +77,33 @@ struct HTTPConnection: Sendable {
             Socket.finishWriting(descriptor)
         }
         server.closeConnection(descriptor)
+    }
+
+    /// Writes the head and body; a small body goes out with the head in one send, a streamed
+    /// one chunk by chunk as its producer makes it.
+    private func send(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool) -> Delivery {
+        var wire = response.head(keepAlive: keepAlive)
+        guard includeBody && response.allowsBody else {
+            return Socket.sendAll(descriptor, wire) ? .complete : .peerGone
+        }
+        switch response.body {
+        case .data(let data):
+            wire.append(data)
+            return Socket.sendAll(descriptor, wire) ? .complete : .peerGone
+
+        case .stream(let length, let producer):
+            guard Socket.sendAll(descriptor, wire) else { return .peerGone }
+            var sent = 0
+            var delivered = true
+            producer { chunk in
+                // Never more than announced: extra bytes would be read as the next response.
+                let allowed = chunk.prefix(length - sent)
+                delivered = delivered && Socket.sendAll(descriptor, allowed)
+                sent += allowed.count
+                return delivered && !server.isStopped
+            }
+            guard delivered else { return .peerGone }
+            return sent == length ? .complete : .cutShort
+        }
     }
 }

@@ -36,12 +36,6 @@ struct HTTPRequest: Sendable {
         URLEncoding.parseForm(rawQuery)
     }
 
-    /// The media type of the body without parameters, lower-cased (`application/json`).
-    var mediaType: String {
-        let contentType = headers.first("Content-Type") ?? ""
-        return contentType.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces).lowercased()
-    }
-
     /// Whether the client wants the connection kept open after this exchange.
     var wantsKeepAlive: Bool {
         if version == "HTTP/1.0" {

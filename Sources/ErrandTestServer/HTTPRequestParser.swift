@@ -6,15 +6,29 @@ import Foundation
 /// It is strict where leniency would make framing ambiguous (both `Content-Length` and
 /// `Transfer-Encoding`, folded headers, bad chunk sizes) and lenient where it costs nothing
 /// (bare LF line endings, blank lines before a request).
+///
+/// Requests for which `streamsBody` answers `true` come out as soon as their head is in; their
+/// body is then pulled with `nextBodyChunk()` until `.end`, so it is never held whole.
 struct HTTPRequestParser {
     /// Request line plus headers.
     static let maxHeadSize = 64 * 1024
+    /// Only for bodies collected whole; a streamed body has no limit.
     static let maxBodySize = 128 * 1024 * 1024
 
     enum Outcome {
         case incomplete
         case request(HTTPRequest)
+        /// A request with an empty `body`: read the real one with `nextBodyChunk()` before
+        /// calling `next()` again.
+        case streamingRequest(HTTPRequest)
         /// The connection cannot continue: answer with `status` and close.
+        case failure(status: Int, reason: String)
+    }
+
+    enum BodyChunk {
+        case data(Data)
+        case end
+        case incomplete
         case failure(status: Int, reason: String)
     }
 
@@ -39,16 +53,28 @@ struct HTTPRequestParser {
         var reason: String
     }
 
+    /// Where a streamed body stands; `nil` when no body is being streamed.
+    private enum StreamedBody {
+        case length(remaining: Int)
+        case chunkSize
+        case chunkData(remaining: Int)
+        case chunkEnd
+        case trailers
+    }
+
     private let peerAddress: String
+    private let streamsBody: (HTTPRequest) -> Bool
     private var buffer: [UInt8] = []
     /// Where to resume looking for the end of the head, so a slowly arriving head is scanned once.
     private var scannedUpTo = 0
     private var head: Head?
     private var requestLineChecked = false
-    private var continueSent = false
+    private var continuePending = false
+    private var streamed: StreamedBody?
 
-    init(peerAddress: String) {
+    init(peerAddress: String, streamsBody: @escaping (HTTPRequest) -> Bool = { _ in false }) {
         self.peerAddress = peerAddress
+        self.streamsBody = streamsBody
     }
 
     mutating func append(_ bytes: ArraySlice<UInt8>) {
@@ -58,23 +84,30 @@ struct HTTPRequestParser {
     /// `true` once per request whose client sent `Expect: 100-continue` and now waits for a
     /// go-ahead before sending the body (curl waits a whole second otherwise).
     mutating func takeContinueRequest() -> Bool {
-        guard let head, head.expectsContinue, !continueSent else { return false }
-        continueSent = true
-        return true
+        defer { continuePending = false }
+        return continuePending
     }
 
     mutating func next() -> Outcome {
-        do {
+        do throws(Failure) {
             if head == nil {
                 guard let parsed = try parseHead() else { return .incomplete }
                 head = parsed
+                continuePending = parsed.expectsContinue
+                let request = HTTPRequest(
+                    method: parsed.method, target: parsed.target, version: parsed.version,
+                    headers: parsed.headers, body: Data(), peerAddress: peerAddress)
+                if streamsBody(request) {
+                    startStreaming(parsed)
+                    return .streamingRequest(request)
+                }
+                if case .length(let length) = parsed.framing, length > Self.maxBodySize {
+                    throw Failure(status: 413, reason: "Body larger than \(Self.maxBodySize) bytes")
+                }
             }
             guard let head, let (body, end) = try parseBody(of: head) else { return .incomplete }
             buffer.removeFirst(end)
-            self.head = nil
-            scannedUpTo = 0
-            requestLineChecked = false
-            continueSent = false
+            resetForNextRequest()
             return .request(
                 HTTPRequest(
                     method: head.method, target: head.target, version: head.version,
@@ -82,6 +115,13 @@ struct HTTPRequestParser {
         } catch {
             return .failure(status: error.status, reason: error.reason)
         }
+    }
+
+    private mutating func resetForNextRequest() {
+        head = nil
+        scannedUpTo = 0
+        requestLineChecked = false
+        continuePending = false
     }
 
     // MARK: Head
@@ -212,9 +252,6 @@ struct HTTPRequestParser {
         else {
             throw Failure(status: 400, reason: "Malformed Content-Length")
         }
-        guard length <= Self.maxBodySize else {
-            throw Failure(status: 413, reason: "Body larger than \(Self.maxBodySize) bytes")
-        }
         return length == 0 ? .none : .length(length)
     }
 
@@ -242,13 +279,7 @@ struct HTTPRequestParser {
         while true {
             guard let line = try readLine(from: index) else { return nil }
             index = line.next
-            let sizeText = line.bytes.prefix { $0 != semicolon }
-                .filter { $0 != space && $0 != tab }
-            guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(isHexDigit),
-                let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16)
-            else {
-                throw Failure(status: 400, reason: "Malformed chunk size")
-            }
+            let size = try chunkSize(line.bytes)
             if size == 0 { break }
             total += size
             guard total <= Self.maxBodySize else {
@@ -277,6 +308,76 @@ struct HTTPRequestParser {
         var body = Data(capacity: total)
         for chunk in chunks { body.append(contentsOf: buffer[chunk]) }
         return (body, index)
+    }
+
+    /// The size a chunk-size line announces; extensions after `;` are ignored.
+    private func chunkSize(_ line: ArraySlice<UInt8>) throws(Failure) -> Int {
+        let sizeText = line.prefix { $0 != semicolon }.filter { $0 != space && $0 != tab }
+        guard !sizeText.isEmpty, sizeText.count <= 15, sizeText.allSatisfy(isHexDigit),
+            let size = Int(String(decoding: sizeText, as: UTF8.self), radix: 16)
+        else {
+            throw Failure(status: 400, reason: "Malformed chunk size")
+        }
+        return size
+    }
+
+    // MARK: Streamed body
+
+    private mutating func startStreaming(_ head: Head) {
+        buffer.removeFirst(head.bodyStart)
+        switch head.framing {
+        case .none: streamed = nil
+        case .length(let length): streamed = .length(remaining: length)
+        case .chunked: streamed = .chunkSize
+        }
+        if streamed == nil { resetForNextRequest() }
+    }
+
+    /// The next decoded piece of a streamed body, consuming it from the buffer so memory stays
+    /// at one read's worth whatever the body's size.
+    mutating func nextBodyChunk() -> BodyChunk {
+        do throws(Failure) {
+            while let state = streamed {
+                switch state {
+                case .length(let remaining):
+                    guard let chunk = takeData(upTo: remaining) else { return .incomplete }
+                    streamed = remaining == chunk.count ? nil : .length(remaining: remaining - chunk.count)
+                    return .data(chunk)
+                case .chunkSize:
+                    guard let line = try readLine(from: 0) else { return .incomplete }
+                    let size = try chunkSize(line.bytes)
+                    buffer.removeFirst(line.next)
+                    streamed = size == 0 ? .trailers : .chunkData(remaining: size)
+                case .chunkData(let remaining):
+                    guard let chunk = takeData(upTo: remaining) else { return .incomplete }
+                    streamed = remaining == chunk.count ? .chunkEnd : .chunkData(remaining: remaining - chunk.count)
+                    return .data(chunk)
+                case .chunkEnd:
+                    // The chunk's data must be followed by its own line ending.
+                    guard let line = try readLine(from: 0) else { return .incomplete }
+                    guard line.bytes.isEmpty else { throw Failure(status: 400, reason: "Malformed chunk") }
+                    buffer.removeFirst(line.next)
+                    streamed = .chunkSize
+                case .trailers:
+                    // Trailer fields are read and dropped; a blank line ends the message.
+                    guard let line = try readLine(from: 0) else { return .incomplete }
+                    buffer.removeFirst(line.next)
+                    if line.bytes.isEmpty { streamed = nil }
+                }
+            }
+            resetForNextRequest()
+            return .end
+        } catch {
+            streamed = nil
+            return .failure(status: error.status, reason: error.reason)
+        }
+    }
+
+    private mutating func takeData(upTo limit: Int) -> Data? {
+        guard !buffer.isEmpty else { return nil }
+        let count = min(limit, buffer.count)
+        defer { buffer.removeFirst(count) }
+        return Data(buffer[..<count])
     }
 
     /// One line starting at `index` without its line ending, and the index after it.

@@ -2,15 +2,40 @@ import Foundation
 
 /// A response a handler returns; the connection adds the framing headers when it writes it.
 struct HTTPResponse: Sendable {
+    /// Writes a streamed body by calling `write` with each chunk in order; `write` answers
+    /// `false` once the client is gone, and the producer should then return.
+    typealias BodyProducer = @Sendable (_ write: (Data) -> Bool) -> Void
+
+    enum Body: Sendable {
+        case data(Data)
+        /// `length` is announced as `Content-Length`; the producer generates the bytes as they are
+        /// written, so a gigabyte body costs the server one chunk of memory. A producer that
+        /// stops short of `length` makes the connection close mid-body.
+        case stream(length: Int, producer: BodyProducer)
+    }
+
     var status: Int
-    /// Everything but `Content-Length` and `Connection`, which `serialized` writes itself.
+    /// Everything but `Content-Length` and `Connection`, which `head` writes itself.
     var headers: [HTTPHeader]
-    var body: Data
+    var body: Body
 
     init(status: Int, headers: [HTTPHeader] = [], body: Data = Data()) {
         self.status = status
         self.headers = headers
-        self.body = body
+        self.body = .data(body)
+    }
+
+    init(status: Int, headers: [HTTPHeader] = [], length: Int, producer: @escaping BodyProducer) {
+        self.status = status
+        self.headers = headers
+        self.body = .stream(length: length, producer: producer)
+    }
+
+    var contentLength: Int {
+        switch body {
+        case .data(let data): data.count
+        case .stream(let length, _): length
+        }
     }
 
     /// 1xx, 204 and 304 responses have no body and therefore no `Content-Length` (RFC 9110 §8.6).
@@ -24,22 +49,18 @@ struct HTTPResponse: Sendable {
         status < 200
     }
 
-    /// The bytes on the wire. `includeBody` is `false` for HEAD: same headers, no body.
-    func serialized(includeBody: Bool, keepAlive: Bool) -> Data {
+    /// The status line and headers, framing headers included, up to the blank line.
+    func head(keepAlive: Bool) -> Data {
         var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(for: status))\r\n"
         for header in headers {
             head += "\(header.name): \(header.value)\r\n"
         }
         if allowsBody {
-            head += "Content-Length: \(body.count)\r\n"
+            head += "Content-Length: \(contentLength)\r\n"
         }
         head += keepAlive ? "Connection: keep-alive\r\n" : "Connection: close\r\n"
         head += "\r\n"
-        var data = Data(head.utf8)
-        if includeBody && allowsBody {
-            data.append(body)
-        }
-        return data
+        return Data(head.utf8)
     }
 
     /// The interim answer to `Expect: 100-continue`.
@@ -50,15 +71,21 @@ struct HTTPResponse: Sendable {
     /// A JSON document as httpbin writes it: `application/json`, keys sorted, and the trailing
     /// newline httpbin's `jsonify` adds (its `/json` endpoint is the one without it).
     static func json(_ object: Any, status: Int = 200, trailingNewline: Bool = true) -> HTTPResponse {
+        guard let data = jsonBody(object, trailingNewline: trailingNewline) else { return serverError }
+        return HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", "application/json")], body: data)
+    }
+
+    /// The bytes of `json(_:)`'s body, or `nil` when `object` cannot be JSON.
+    static func jsonBody(_ object: Any, trailingNewline: Bool = true) -> Data? {
         // Checked first: on Darwin an invalid object raises an Objective-C exception, not an error.
         guard JSONSerialization.isValidJSONObject(object),
             var data = try? JSONSerialization.data(
                 withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         else {
-            return serverError
+            return nil
         }
         if trailingNewline { data.append(0x0A) }
-        return HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", "application/json")], body: data)
+        return data
     }
 
     static func text(_ text: String, status: Int, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
@@ -66,13 +93,16 @@ struct HTTPResponse: Sendable {
     }
 
     /// The small HTML error page Flask serves, so bodies look the same as httpbin's.
-    static func htmlError(_ status: Int, _ message: String, headers: [HTTPHeader] = []) -> HTTPResponse {
-        let title = "\(status) \(reasonPhrase(for: status))"
+    /// `name` is for the few errors werkzeug names differently from the reason phrase.
+    static func htmlError(
+        _ status: Int, _ message: String, name: String? = nil, headers: [HTTPHeader] = []
+    ) -> HTTPResponse {
+        let name = name ?? reasonPhrase(for: status)
         let html = """
             <!doctype html>
             <html lang=en>
-            <title>\(title)</title>
-            <h1>\(reasonPhrase(for: status))</h1>
+            <title>\(status) \(name)</title>
+            <h1>\(name)</h1>
             <p>\(message)</p>
 
             """
@@ -90,6 +120,16 @@ struct HTTPResponse: Sendable {
         500,
         "The server encountered an internal error and was unable to "
             + "complete your request. Either the server is overloaded or there is an error in the application.")
+
+    /// werkzeug's `RequestEntityTooLarge`, raised when a form exceeds Flask's form limits.
+    static let formTooLarge = htmlError(
+        413, "The data value transmitted exceeds the capacity limit.", name: "Request Entity Too Large")
+
+    /// The page gunicorn itself serves when a streaming httpbin handler fails before its first chunk.
+    static let gunicornServerError = text(
+        "<html>\n  <head>\n    <title>Internal Server Error</title>\n  </head>\n  <body>\n"
+            + "    <h1><p>Internal Server Error</p></h1>\n    \n  </body>\n</html>\n",
+        status: 500, contentType: "text/html")
 
     static func reasonPhrase(for status: Int) -> String {
         reasonPhrases[status] ?? "Unknown"

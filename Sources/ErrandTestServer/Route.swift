@@ -37,11 +37,17 @@ struct Route: Sendable {
     }
 
     let methods: Methods
+    /// The handler reads the body itself through `RouteContext.body` instead of getting it whole.
+    let streamsBody: Bool
     let handler: @Sendable (RouteContext) -> HTTPResponse
     private let segments: [Segment]
 
-    init(_ methods: Methods, _ pattern: String, handler: @escaping @Sendable (RouteContext) -> HTTPResponse) {
+    init(
+        _ methods: Methods, _ pattern: String, streamsBody: Bool = false,
+        handler: @escaping @Sendable (RouteContext) -> HTTPResponse
+    ) {
         self.methods = methods
+        self.streamsBody = streamsBody
         self.handler = handler
         segments = pattern.split(separator: "/").map { part in
             guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(String(part)) }

@@ -2,17 +2,28 @@
 struct Router: Sendable {
     let routes: [Route]
 
-    func response(to request: HTTPRequest, server: ServerState) -> HTTPResponse {
-        var response = dispatch(request, server: server)
+    func response(to request: HTTPRequest, server: ServerState, body: RequestBodyReader? = nil) -> HTTPResponse {
+        server.record(RecordedRequest(request))
+        var response = dispatch(request, server: server, body: body)
         // httpbin's `after_request` hook puts these on every response, errors included.
         response.headers.append(HTTPHeader("Access-Control-Allow-Origin", request.headers.first("Origin") ?? "*"))
         response.headers.append(HTTPHeader("Access-Control-Allow-Credentials", "true"))
         return response
     }
 
-    private func dispatch(_ request: HTTPRequest, server: ServerState) -> HTTPResponse {
+    /// Whether the route that will answer `request` reads the body itself.
+    func streamsBody(_ request: HTTPRequest) -> Bool {
+        request.method != "OPTIONS"
+            && candidates(for: request).first { $0.0.methods.allows(request.method) }?.0.streamsBody == true
+    }
+
+    private func candidates(for request: HTTPRequest) -> [(Route, [String: String])] {
         let components = Self.pathComponents(request.rawPath)
-        let candidates = routes.compactMap { route in route.match(components).map { (route, $0) } }
+        return routes.compactMap { route in route.match(components).map { (route, $0) } }
+    }
+
+    private func dispatch(_ request: HTTPRequest, server: ServerState, body: RequestBodyReader?) -> HTTPResponse {
+        let candidates = candidates(for: request)
         guard !candidates.isEmpty else { return .notFound }
 
         let allowed = candidates.reduce(into: Set<String>()) { $0.formUnion($1.0.methods.advertised) }
@@ -33,7 +44,7 @@ struct Router: Sendable {
         guard let (route, parameters) = candidates.first(where: { $0.0.methods.allows(request.method) }) else {
             return .htmlError(405, "The method is not allowed for the requested URL.", headers: [allowHeader])
         }
-        return route.handler(RouteContext(request: request, parameters: parameters, server: server))
+        return route.handler(RouteContext(request: request, parameters: parameters, server: server, body: body))
     }
 
     /// The decoded path split on `/`. Repeated slashes count as one, as werkzeug's

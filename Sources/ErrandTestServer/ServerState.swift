@@ -6,8 +6,8 @@ import Foundation
     import Darwin
 #endif
 
-/// What the accept loop, the connections and slow handlers share: the descriptors to shut
-/// down on stop, and the stop signal itself.
+/// What the accept loop, the connections and handlers share: the descriptors to shut down on
+/// stop, the stop signal itself, and what tests set and inspect (download version, requests seen).
 ///
 /// A descriptor is closed only while it is still registered here and only under the lock, so
 /// `stop()` can never shut down a descriptor number the kernel has already handed to someone else.
@@ -19,6 +19,11 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     private var stopped = false
     private var listenerClosed = false
     private var connections: Set<Int32> = []
+    private var currentDownloadVersion = 1
+    private var recorded: [RecordedRequest] = []
+
+    /// Enough for any one test's requests, small enough that a benchmark's millions cost nothing.
+    static let maxRecordedRequests = 1000
 
     init(listener: Int32, port: UInt16) {
         self.listener = listener
@@ -82,6 +87,34 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
         condition.lock()
         defer { condition.unlock() }
         while !listenerClosed && condition.wait(until: deadline) {}
+    }
+
+    /// What `/download` serves now; changing it changes the bytes, `ETag` and `Last-Modified`.
+    var downloadVersion: Int {
+        get {
+            condition.lock()
+            defer { condition.unlock() }
+            return currentDownloadVersion
+        }
+        set {
+            condition.lock()
+            defer { condition.unlock() }
+            currentDownloadVersion = newValue
+        }
+    }
+
+    func record(_ request: RecordedRequest) {
+        condition.lock()
+        defer { condition.unlock() }
+        if recorded.count >= Self.maxRecordedRequests { recorded.removeFirst() }
+        recorded.append(request)
+    }
+
+    /// The most recent requests, oldest first.
+    var recordedRequests: [RecordedRequest] {
+        condition.lock()
+        defer { condition.unlock() }
+        return recorded
     }
 
     /// Sleeps for `seconds`, returning early if the server stops meanwhile.

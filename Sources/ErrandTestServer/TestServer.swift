@@ -16,12 +16,27 @@ import Foundation
 /// ```
 ///
 /// Endpoints (shapes and status codes follow httpbin 0.10.4): `/get`, `/post`, `/put`,
-/// `/patch`, `/delete`, `/anything[/…]`, `/headers`, `/status/{codes}`, `/response-headers`,
-/// `/basic-auth/{user}/{passwd}`, `/delay/{seconds}`, `/bytes/{n}`, `/json`.
+/// `/patch`, `/delete`, `/anything[/…]` (form bodies, multipart included, echoed in `form`
+/// and `files`), `/headers`, `/status/{codes}`, `/response-headers`,
+/// `/basic-auth/{user}/{passwd}`, `/delay/{seconds}`, `/bytes/{n}`, `/range/{numbytes}`, `/json`.
+///
+/// Errand's own endpoints, **not part of httpbin**, for transfer and fault tests:
+/// - `GET /download/{numbytes}`: pseudo-random bytes that depend on the size and on
+///   ``downloadVersion`` (compute them with ``downloadContent(size:version:range:)``), streamed
+///   in 64 KiB chunks so any size costs the server kilobytes. Strong `ETag` `"v{version}-{n}"`,
+///   `Last-Modified` (both change with the version), `Accept-Ranges: bytes`. Honours
+///   `Range: bytes=N-`, `N-M` and `-S` (206 with `Content-Range`; 416 with `bytes */n` when
+///   unsatisfiable) and `If-Range` (an ETag or date that is not current's gets 200 and the whole
+///   body). Query: `drop_after=K` sends the head with the full `Content-Length`, then only K
+///   body bytes, then closes the connection; `ignore_range=1` always answers 200 in full;
+///   `rate=B` throttles to about B bytes a second (``stop()`` ends it promptly).
+/// - `POST`/`PUT /upload`: reads the body (`Content-Length` or chunked) without keeping it and
+///   answers `{"bytes": N, "checksum": "<16 hex digits of Checksum>", "content_type": …}`.
 ///
 /// Connections are kept alive, each is served on its own thread, and request bodies may be
 /// sent with `Content-Length` or chunked. Responses always carry `Content-Length` (except
-/// where HTTP forbids a body: 1xx, 204, 304).
+/// where HTTP forbids a body: 1xx, 204, 304). Every request is recorded (the last 1000) for
+/// ``receivedRequests(path:)``.
 public final class TestServer: Sendable {
     /// The port the server listens on; the kernel's choice when `init` was given 0.
     public let port: UInt16
@@ -61,9 +76,48 @@ public final class TestServer: Sendable {
         stop()
     }
 
+    /// The version of the content `/download` serves, 1 at first. Setting it changes the bytes,
+    /// the `ETag` and `Last-Modified` at the same URL, as a file replaced on a real server would.
+    public var downloadVersion: Int {
+        get { state.downloadVersion }
+        set { state.downloadVersion = newValue }
+    }
+
+    /// The requests received whose path starts with `prefix`, oldest first (at most the last
+    /// 1000 of all requests are kept), e.g. to check the `Range` a resumed download sent.
+    public func receivedRequests(path prefix: String = "/") -> [RecordedRequest] {
+        state.recordedRequests.filter { $0.path.hasPrefix(prefix) }
+    }
+
+    /// The bytes `range` of what `/download/{size}` serves at `version`, computed without a
+    /// server, so a test can check a download of any size piece by piece. `range` is clamped
+    /// to `0..<size`.
+    public static func downloadContent(size: Int, version: Int, range: Range<Int>) -> Data {
+        let range = range.clamped(to: 0..<max(size, 0))
+        let seed = SplitMix64.value(
+            seed: UInt64(bitPattern: Int64(version)), index: UInt64(bitPattern: Int64(size)))
+        var data = Data(count: range.count)
+        data.withUnsafeMutableBytes { (output: UnsafeMutableRawBufferPointer) in
+            var offset = range.lowerBound
+            while offset < range.upperBound {
+                // Byte i is byte i % 8 of the generator's (i / 8)-th value, little-endian.
+                let word = SplitMix64.value(seed: seed, index: UInt64(offset / 8)).littleEndian
+                let skip = offset % 8
+                let count = min(8 - skip, range.upperBound - offset)
+                let start = offset - range.lowerBound
+                withUnsafeBytes(of: word) { bytes in
+                    UnsafeMutableRawBufferPointer(rebasing: output[start..<start + count])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[skip..<skip + count]))
+                }
+                offset += count
+            }
+        }
+        return data
+    }
+
     // MARK: Internals
 
-    private static let router = Router(routes: HTTPBinRoutes.all)
+    private static let router = Router(routes: HTTPBinRoutes.all + TransferRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

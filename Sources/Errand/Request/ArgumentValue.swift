@@ -174,26 +174,28 @@ enum ArgumentValue {
     /// booleans are `1` and `0`, as YTKNetwork and Alamofire send them.
     var formEncoded: String {
         var output: [UInt8] = []
-        writeFormPairs(key: nil, to: &output)
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    private func writeFormPairs(key: String?, to output: inout [UInt8]) {
-        func pair(_ value: String) {
+        forEachFormField { name, value in
             if !output.isEmpty { output.append(UInt8(ascii: "&")) }
-            Self.writePercentEncoded(key ?? "", to: &output)
+            Self.writePercentEncoded(name, to: &output)
             output.append(UInt8(ascii: "="))
             Self.writePercentEncoded(value, to: &output)
         }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Visits the leaves as form fields, in key order, named by the bracket convention
+    /// (`a`, `b[]`, `c[d]`), booleans as `1` and `0`, null as empty: the form body, the query
+    /// string and multipart fields all come from here.
+    func forEachFormField(named key: String? = nil, _ body: (_ name: String, _ value: String) -> Void) {
         switch self {
-        case .string(let string): pair(string)
-        case .number(let text): pair(text)
-        case .bool(let bool): pair(bool ? "1" : "0")
-        case .null: pair("")
+        case .string(let string): body(key ?? "", string)
+        case .number(let text): body(key ?? "", text)
+        case .bool(let bool): body(key ?? "", bool ? "1" : "0")
+        case .null: body(key ?? "", "")
         case .array(let elements):
-            for element in elements { element.writeFormPairs(key: (key ?? "") + "[]", to: &output) }
+            for element in elements { element.forEachFormField(named: (key ?? "") + "[]", body) }
         case .object(let pairs):
-            for (name, value) in pairs { value.writeFormPairs(key: key.map { "\($0)[\(name)]" } ?? name, to: &output) }
+            for (name, value) in pairs { value.forEachFormField(named: key.map { "\($0)[\(name)]" } ?? name, body) }
         }
     }
 
