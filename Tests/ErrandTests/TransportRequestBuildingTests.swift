@@ -24,7 +24,7 @@ struct TransportRequestBuildingTests {
     func build(_ request: Request) throws -> TransportRequest {
         let config = NetworkConfig()
         config.baseUrl = "https://api.example.com"
-        return try TransportRequestBuilder.build(request, config: config)
+        return try TransportRequestBuilder.build(request, config: config).request
     }
 
     @Test(arguments: [HTTPMethod.get, .head, .delete])

@@ -17,6 +17,8 @@ public final class NetworkAgent: Sendable {
     private let queue: RequestQueue
     private let cache: ResponseCache
     private let liveTasks = Locked([ObjectIdentifier: RequestTask]())
+    /// The target paths of running downloads: two downloads into one file would corrupt it.
+    private let downloadTargets = Locked(Set<String>())
 
     /// Creates an agent.
     /// - Parameters:
@@ -218,7 +220,7 @@ public final class NetworkAgent: Sendable {
     }
 
     private func makeTask(_ request: any BaseRequest, completion: RequestTask.Completion) -> RequestTask {
-        RequestTask(request: request, completion: completion) { [self] task in
+        RequestTask(request: request, completion: completion, callbackQueue: config.callbackQueue) { [self] task in
             finish(task, response: task.receivedResponse(), error: .cancelled)
         }
     }
@@ -231,13 +233,36 @@ public final class NetworkAgent: Sendable {
         if readsCache, let cacheKey, serveFromCache(task, key: cacheKey) {
             return
         }
-        let transportRequest: TransportRequest
+        let output: TransportRequestBuilder.Output
         do {
-            transportRequest = try TransportRequestBuilder.build(task.request, config: config)
+            output = try TransportRequestBuilder.build(task.request, config: config)
+            try attachDownload(to: task, url: output.request.url)
         } catch {
             finish(task, response: nil, error: error)
             return
         }
+        guard let form = output.largeMultipartBody else {
+            return enqueue(task, output.request, cacheKey: cacheKey)
+        }
+        // Encoding a large body into a file takes a while: not on the caller's thread.
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            do throws(ErrandError) {
+                let (file, length) = try form.writeTemporaryFile()
+                guard task.adoptTemporaryFile(file) else {
+                    try? FileManager.default.removeItem(at: file)
+                    return
+                }
+                var request = output.request
+                request.bodyFileURL = file
+                request.headers["Content-Length"] = String(length)
+                enqueue(task, request, cacheKey: cacheKey)
+            } catch {
+                finish(task, response: nil, error: error)
+            }
+        }
+    }
+
+    private func enqueue(_ task: RequestTask, _ transportRequest: TransportRequest, cacheKey: CacheKey?) {
         guard task.enqueue(transportRequest) else {
             finish(task, response: nil, error: .cancelled)
             return
@@ -245,6 +270,16 @@ public final class NetworkAgent: Sendable {
         queue.enqueue(id: ObjectIdentifier(task), priority: task.request.priority) { [self] in
             send(task, transportRequest, cacheKey: cacheKey)
         }
+    }
+
+    /// Gives a GET with a `resumableDownloadPath` its partial file, claiming the target path.
+    private func attachDownload(to task: RequestTask, url: URL) throws(ErrandError) {
+        guard let path = task.request.resumableDownloadPath, task.request.method == .get else { return }
+        let partial = try PartialDownload(targetPath: path, url: url)
+        guard downloadTargets.withLock({ $0.insert(partial.targetURL.path).inserted }) else {
+            throw .serialization("download to \(partial.targetURL.path): another download to this file is running")
+        }
+        task.download = DownloadReceiver(partial: partial, progress: task.downloadReporter)
     }
 
     /// Finishes `task` from the cache when its entry may be served; `false` sends it to the network.
@@ -284,29 +319,51 @@ public final class NetworkAgent: Sendable {
         finish(task, response: response, error: nil)
     }
 
-    private func send(_ task: RequestTask, _ transportRequest: TransportRequest, cacheKey: CacheKey?) {
-        let transportTask = transport.send(transportRequest) { [self] event in
-            task.record(event)
-            if case .completed(let error) = event {
-                complete(task, url: transportRequest.url, transportError: error, cacheKey: cacheKey)
+    private func send(
+        _ task: RequestTask, _ transportRequest: TransportRequest, cacheKey: CacheKey?, isRetry: Bool = false
+    ) {
+        let download = task.download
+        let request = download?.prepare(transportRequest) ?? transportRequest
+        let transportTask = transport.send(request) { [self] event in
+            switch download?.receive(event) ?? .record {
+            case .record:
+                task.record(event)
+                if case .completed(let error) = event {
+                    complete(task, url: request.url, transportError: error, cacheKey: cacheKey)
+                }
+            case .consumed:
+                break
+            case .restart:
+                if case .completed = event {
+                    send(task, transportRequest, cacheKey: cacheKey, isRetry: true)
+                } else {
+                    task.abandonAttempt()
+                }
+            case .fail(let error):
+                task.abandonAttempt()
+                finish(task, response: nil, error: error)
             }
         }
-        if !task.began(transportTask) {
-            // Cancelled while the transport was starting: the slot was taken, so give it back.
+        guard isRetry ? task.retried(with: transportTask) : task.began(transportTask) else {
+            // Finished while the transport was starting. A first attempt had just taken a slot: give it back.
             transportTask.cancel()
-            queue.jobFinished()
+            if !isRetry { queue.jobFinished() }
+            return
         }
     }
 
     private func complete(_ task: RequestTask, url: URL, transportError: ErrandError?, cacheKey: CacheKey?) {
-        let response = task.receivedResponse()
-        let error: ErrandError?
+        var response = task.receivedResponse()
+        var error: ErrandError?
         if let transportError {
             error = transportError
         } else if let response {
             error = ResponseValidator.validate(response, for: task.request, url: url)
         } else {
             error = .transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+        }
+        if let download = task.download {
+            (response, error) = download.conclude(response, error: error)
         }
         if let error, let cacheKey, let fallback = offlineFallback(for: task.request, key: cacheKey, after: error) {
             return finish(task, response: fallback, error: nil)
@@ -334,6 +391,9 @@ public final class NetworkAgent: Sendable {
         case .created, .finished: break
         }
         liveTasks.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(task)) }
+        if let download = task.download {
+            downloadTargets.withLock { _ = $0.remove(download.partial.targetURL.path) }
+        }
         if config.debugLogEnabled {
             DebugLog.write(DebugLog.line(for: task))
         }

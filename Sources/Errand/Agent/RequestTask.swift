@@ -11,11 +11,18 @@ public final class RequestTask: Sendable {
 
     private let state: Locked<State>
     private let cancellationHandler: @Sendable (RequestTask) -> Void
+    let uploadReporter: ProgressReporter
+    let downloadReporter: ProgressReporter
 
-    init(request: any BaseRequest, completion: Completion, onCancel: @escaping @Sendable (RequestTask) -> Void) {
+    init(
+        request: any BaseRequest, completion: Completion, callbackQueue: DispatchQueue,
+        onCancel: @escaping @Sendable (RequestTask) -> Void
+    ) {
         self.request = request
         self.state = Locked(State(completion: completion, accessories: request.requestAccessories))
         self.cancellationHandler = onCancel
+        self.uploadReporter = ProgressReporter(closure: request.uploadProgress, queue: callbackQueue)
+        self.downloadReporter = ProgressReporter(closure: request.resumableDownloadProgress, queue: callbackQueue)
     }
 
     // MARK: Public state
@@ -69,6 +76,40 @@ public final class RequestTask: Sendable {
 
     /// Whether the response was served from the cache.
     public var isDataFromCache: Bool { response?.isDataFromCache ?? false }
+
+    /// The response once the task finishes, or the error it failed with — for a task started
+    /// with closures or a delegate whose outcome an `async` caller also wants.
+    ///
+    /// ```swift
+    /// let task = DownloadApi().start()
+    /// Task { for await progress in task.downloadProgress { bar.show(progress) } }
+    /// let file = try await task.value.fileURL
+    /// ```
+    /// Cancelling the awaiting Swift task does not cancel the request; call ``cancel()``.
+    public var value: Response {
+        get async throws(ErrandError) {
+            let outcome = await withCheckedContinuation { continuation in
+                let finished = state.withLock { state -> Result<Response, ErrandError>? in
+                    guard state.phase.isFinished else {
+                        state.waiters.append(continuation)
+                        return nil
+                    }
+                    return state.outcome
+                }
+                if let finished { continuation.resume(returning: finished) }
+            }
+            return try outcome.get()
+        }
+    }
+
+    /// The download's progress, for a request with ``BaseRequest/resumableDownloadPath``: bytes on
+    /// disk (a resumed download starts from what it had) and the total when known. It starts with
+    /// the newest value, keeps only the newest when the reader falls behind, and ends with the task.
+    public var downloadProgress: AsyncStream<TransferProgress> { downloadReporter.stream() }
+
+    /// The upload's progress: bytes of the body sent and its total when known. It starts with the
+    /// newest value, keeps only the newest when the reader falls behind, and ends with the task.
+    public var uploadProgress: AsyncStream<TransferProgress> { uploadReporter.stream() }
 
     /// Adds an observer of this task's stop: it is told around the callback. The task has
     /// already started, so only accessories named by ``BaseRequest/requestAccessories`` see the start.
@@ -129,6 +170,15 @@ public final class RequestTask: Sendable {
         var error: ErrandError?
         var startTime = DispatchTime.now()
         var deliveryPredecessor: DispatchGroup?
+        var waiters: [CheckedContinuation<Result<Response, ErrandError>, Never>] = []
+        var download: DownloadReceiver?
+        var temporaryFiles: [URL] = []
+
+        var outcome: Result<Response, ErrandError> {
+            if let error { return .failure(error) }
+            if let response { return .success(response) }
+            return .failure(.cancelled)
+        }
     }
 
     var accessories: [any RequestAccessory] { state[\.accessories] }
@@ -141,6 +191,21 @@ public final class RequestTask: Sendable {
         }
     }
     var transportRequest: TransportRequest? { state[\.transportRequest] }
+    /// Where a download's body goes; set before the task is queued.
+    var download: DownloadReceiver? {
+        get { state[\.download] }
+        set { state[\.download] = newValue }
+    }
+
+    /// Keeps `file` until the task finishes, then deletes it: an encoded upload body.
+    /// - Returns: `false` when the task already finished; the caller deletes the file itself.
+    func adoptTemporaryFile(_ file: URL) -> Bool {
+        state.withLock { state in
+            guard !state.phase.isFinished else { return false }
+            state.temporaryFiles.append(file)
+            return true
+        }
+    }
     var startTime: DispatchTime { state[\.startTime] }
 
     /// Marks the task as waiting for a slot; `false` when it was cancelled first.
@@ -163,14 +228,38 @@ public final class RequestTask: Sendable {
         }
     }
 
-    /// Accumulates the response head and body.
+    /// Accumulates the response head and body, and reports upload progress.
     func record(_ event: TransportEvent) {
+        if case .uploadProgress(let sent, let total) = event {
+            uploadReporter.report(TransferProgress(completedBytes: sent, totalBytes: total))
+            return
+        }
         state.withLock {
             switch event {
-            case .responseHead(let statusCode, let headers): $0.head = (statusCode, headers)
+            case .responseHead(let statusCode, let headers):
+                $0.head = (statusCode, headers)
+                $0.body = Data()
             case .body(let chunk): $0.body.append(chunk)
             case .uploadProgress, .completed: break
             }
+        }
+    }
+
+    /// Cancels the transport's current attempt without cancelling the task: a download restarts.
+    func abandonAttempt() {
+        let attempt = state.withLock { state -> (any TransportTask)? in
+            if case .running(let transportTask) = state.phase { return transportTask }
+            return nil
+        }
+        attempt?.cancel()
+    }
+
+    /// Records the transport task of a new attempt; `false` when the task finished meanwhile.
+    func retried(with transportTask: any TransportTask) -> Bool {
+        state.withLock {
+            guard case .running = $0.phase, !$0.isCancelled else { return false }
+            $0.phase = .running(transportTask)
+            return true
         }
     }
 
@@ -184,14 +273,24 @@ public final class RequestTask: Sendable {
     /// Records the outcome and returns the phase the task finished from; `nil` when it had
     /// already finished, so that each task finishes once.
     func finish(response: Response?, error: ErrandError?) -> Phase? {
-        state.withLock { state in
+        let finished = state.withLock { state -> (Phase, [URL], DownloadReceiver?)? in
             let previous = state.phase
             if previous.isFinished { return nil }
             state.phase = .finished
             state.response = response
             state.error = error
-            return previous
+            defer { state.temporaryFiles = [] }
+            return (previous, state.temporaryFiles, state.download)
         }
+        guard let (previous, temporaryFiles, download) = finished else { return nil }
+        // A cancel can arrive while chunks are still being written: keep what is on disk.
+        download?.suspend()
+        for file in temporaryFiles {
+            try? FileManager.default.removeItem(at: file)
+        }
+        uploadReporter.finish()
+        downloadReporter.finish()
+        return previous
     }
 
     /// Holds this task's callback until `group` is empty: cache-then-network's fresh response
@@ -203,14 +302,14 @@ public final class RequestTask: Sendable {
     /// Runs the accessories and the one callback, on `callbackQueue` — or the main queue for a
     /// delegate, or inline for `async` callers — and drops the callbacks.
     func deliver(on callbackQueue: DispatchQueue) {
-        let (completion, outcome, predecessor) = state.withLock { state in
-            defer { state.completion = nil }
-            let outcome: Result<Response, ErrandError> =
-                if let error = state.error { .failure(error) } else if let response = state.response {
-                    .success(response)
-                } else { .failure(.cancelled) }
-            return (state.completion, outcome, state.deliveryPredecessor)
+        let (completion, outcome, predecessor, waiters) = state.withLock { state in
+            defer {
+                state.completion = nil
+                state.waiters = []
+            }
+            return (state.completion, state.outcome, state.deliveryPredecessor, state.waiters)
         }
+        waiters.forEach { $0.resume(returning: outcome) }
         guard let completion else { return }
         let accessories = self.accessories
         let run: @Sendable () -> Void = {

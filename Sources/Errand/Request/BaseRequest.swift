@@ -94,7 +94,37 @@ public protocol BaseRequest: Sendable {
     var cacheKeyHeaders: [String] { get }
 
     /// A file path a GET downloads its body to, resumably. Default `nil`, an in-memory response.
+    ///
+    /// The body streams into `<path>.errand-partial` beside the target, which survives failures,
+    /// cancels and restarts: the next start of an equal request resumes it with `Range` and
+    /// `If-Range`. The file appears at the path only when complete; a path that is a directory
+    /// gets the URL's last path component. The response's ``Response/fileURL`` names it.
     var resumableDownloadPath: String? { get }
+
+    /// Called on ``NetworkConfig/callbackQueue`` as a download's bytes reach the disk, newest
+    /// value only when calls would queue up. Default `nil`. ``RequestTask/downloadProgress`` is
+    /// the `async` form.
+    var resumableDownloadProgress: (@Sendable (TransferProgress) -> Void)? { get }
+
+    /// Parts of a `multipart/form-data` body for POST, PUT or PATCH; ``arguments`` become fields
+    /// before them. Default `nil`. File parts are streamed from disk, and a body over 1 MiB is
+    /// encoded into a temporary file, off the calling thread, that is deleted when the request ends.
+    var constructingBody: (@Sendable (inout MultipartFormData) -> Void)? { get }
+
+    /// A body sent as it is, for POST, PUT or PATCH: bytes, or a file streamed from disk.
+    /// ``arguments`` then go in the query string. `Content-Type` is `application/octet-stream`
+    /// unless ``headers`` names one. Default `nil`.
+    var uploadBody: UploadBody? { get }
+
+    /// Called on ``NetworkConfig/callbackQueue`` as the body is sent, newest value only when
+    /// calls would queue up; the last value's bytes equal the body's size. Default `nil`.
+    /// ``RequestTask/uploadProgress`` is the `async` form.
+    var uploadProgress: (@Sendable (TransferProgress) -> Void)? { get }
+
+    /// Seconds the whole request may take, however steadily data flows, before it fails with
+    /// ``ErrandError/timedOut``; for downloads that must not run forever. Default `nil`, no limit.
+    /// (``timeoutInterval`` limits only the wait for each piece of data.)
+    var timeoutIntervalForResource: TimeInterval? { get }
 
     /// The order among queued requests. Default ``RequestPriority/default``.
     var priority: RequestPriority { get }
@@ -150,6 +180,16 @@ extension BaseRequest {
     public var cacheKeyHeaders: [String] { [] }
     /// Default: `nil`.
     public var resumableDownloadPath: String? { nil }
+    /// Default: `nil`.
+    public var resumableDownloadProgress: (@Sendable (TransferProgress) -> Void)? { nil }
+    /// Default: `nil`.
+    public var constructingBody: (@Sendable (inout MultipartFormData) -> Void)? { nil }
+    /// Default: `nil`.
+    public var uploadBody: UploadBody? { nil }
+    /// Default: `nil`.
+    public var uploadProgress: (@Sendable (TransferProgress) -> Void)? { nil }
+    /// Default: `nil`.
+    public var timeoutIntervalForResource: TimeInterval? { nil }
     /// Default: `.default`.
     public var priority: RequestPriority { .default }
     /// Default: `[]`.

@@ -6,40 +6,78 @@ import Foundation
 
 /// Turns a request definition into the plain ``TransportRequest`` a transport sends.
 enum TransportRequestBuilder {
-    static func build(_ request: any BaseRequest, config: NetworkConfig) throws(ErrandError) -> TransportRequest {
+    /// What the agent sends: the request, and a multipart body too large for memory that still
+    /// has to be encoded into a file (off the calling thread) to become its `bodyFileURL`.
+    struct Output {
+        var request: TransportRequest
+        var largeMultipartBody: MultipartFormData?
+    }
+
+    static func build(_ request: any BaseRequest, config: NetworkConfig) throws(ErrandError) -> Output {
         if let custom = request.buildCustomURLRequest() {
-            return try transportRequest(from: custom)
+            return Output(request: try transportRequest(from: custom))
         }
-        var url = try RequestURLBuilder.url(for: request, config: config)
-        var headers: [String: String] = [:]
-        var body: Data?
-        if let arguments = request.arguments {
-            let encoded = try ArgumentValue.object(arguments)
-            if request.method.encodesArgumentsInQuery {
-                url = try appendingQuery(encoded.formEncoded, to: url)
+        var output = Output(
+            request: TransportRequest(
+                url: try RequestURLBuilder.url(for: request, config: config), method: request.method.rawValue,
+                timeoutInterval: request.timeoutInterval,
+                timeoutIntervalForResource: request.timeoutIntervalForResource))
+        let sendsBody = !request.method.encodesArgumentsInQuery
+        if sendsBody, let uploadBody = request.uploadBody {
+            try addQuery(request.arguments, to: &output.request)
+            try addBody(uploadBody, to: &output.request)
+        } else if sendsBody, let constructingBody = request.constructingBody {
+            let form = try MultipartFormData.build(arguments: request.arguments, constructingBody: constructingBody)
+            output.request.headers["Content-Type"] = form.contentType
+            if try form.contentLength() <= MultipartFormData.inMemoryLimit {
+                output.request.body = try form.encodedData()
             } else {
-                switch request.requestSerializerType {
-                case .http:
-                    headers["Content-Type"] = "application/x-www-form-urlencoded; charset=utf-8"
-                    body = Data(encoded.formEncoded.utf8)
-                case .json:
-                    headers["Content-Type"] = "application/json"
-                    body = Data(encoded.json.utf8)
-                }
+                output.largeMultipartBody = form
             }
+        } else if sendsBody, let arguments = request.arguments {
+            let encoded = try ArgumentValue.object(arguments)
+            switch request.requestSerializerType {
+            case .http:
+                output.request.headers["Content-Type"] = "application/x-www-form-urlencoded; charset=utf-8"
+                output.request.body = Data(encoded.formEncoded.utf8)
+            case .json:
+                output.request.headers["Content-Type"] = "application/json"
+                output.request.body = Data(encoded.json.utf8)
+            }
+        } else {
+            try addQuery(request.arguments, to: &output.request)
         }
         if let credentials = request.authorization {
-            headers["Authorization"] =
+            output.request.headers["Authorization"] =
                 "Basic " + Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
         }
         // Headers the request names override the ones derived above, as in YTKNetwork.
         for (name, value) in request.headers {
-            headers = headers.filter { $0.key.caseInsensitiveCompare(name) != .orderedSame }
-            headers[name] = value
+            output.request.headers = output.request.headers.filter {
+                $0.key.caseInsensitiveCompare(name) != .orderedSame
+            }
+            output.request.headers[name] = value
         }
-        return TransportRequest(
-            url: url, method: request.method.rawValue, headers: headers, body: body,
-            timeoutInterval: request.timeoutInterval)
+        return output
+    }
+
+    private static func addQuery(_ arguments: [String: any Sendable]?, to request: inout TransportRequest)
+        throws(ErrandError)
+    {
+        guard let arguments else { return }
+        request.url = try appendingQuery(ArgumentValue.object(arguments).formEncoded, to: request.url)
+    }
+
+    private static func addBody(_ body: UploadBody, to request: inout TransportRequest) throws(ErrandError) {
+        request.headers["Content-Type"] = "application/octet-stream"
+        switch body {
+        case .data(let data):
+            request.body = data
+        case .file(let url):
+            request.bodyFileURL = url
+            // A declared length, rather than chunked encoding, which some servers refuse for uploads.
+            request.headers["Content-Length"] = String(try UploadFile.size(of: url))
+        }
     }
 
     private static func transportRequest(from urlRequest: URLRequest) throws(ErrandError) -> TransportRequest {

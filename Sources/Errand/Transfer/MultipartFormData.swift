@@ -179,6 +179,17 @@ public struct MultipartFormData: Sendable {
         }
     }
 
+    /// Request bodies up to this size are encoded in memory; larger ones into a temporary file.
+    static let inMemoryLimit = 1 << 20
+
+    /// Encodes the body into a new temporary file (0600), which the caller deletes when done;
+    /// returns the file and its length.
+    func writeTemporaryFile() throws(ErrandError) -> (URL, Int64) {
+        let file = FileManager.default.temporaryDirectory
+            .appendingPathComponent("errand-upload-\(UUID().uuidString).multipart", isDirectory: false)
+        return (file, try write(to: file))
+    }
+
     private static let bufferLimit = 1 << 20
     private static let fileChunkSize = 256 << 10
 
@@ -296,43 +307,12 @@ extension MultipartFormData {
         let content: Content
 
         func unreadable(_ url: URL, reason: String) -> ErrandError {
-            .serialization("multipart part \"\(name)\": cannot read file at \(url.path): \(reason)")
+            UploadFile.unreadable(url, subject: "multipart part \"\(name)\"", reason: reason)
         }
 
         /// The size of a file part, checking that it can be read at all.
         func fileSize(of url: URL) throws(ErrandError) -> Int64 {
-            guard url.isFileURL else { throw unreadable(url, reason: "not a file URL") }
-            let path = url.path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw unreadable(url, reason: "no such file")
-            }
-            guard !isDirectory.boolValue else { throw unreadable(url, reason: "it is a directory") }
-            guard FileManager.default.isReadableFile(atPath: path) else {
-                throw unreadable(url, reason: "permission denied")
-            }
-            do {
-                // Attributes describe a symbolic link itself, not the file it names.
-                let attributes = try FileManager.default.attributesOfItem(atPath: url.resolvingSymlinksInPath().path)
-                guard let size = Self.int64(attributes[.size]) else {
-                    throw unreadable(url, reason: "its size is unknown")
-                }
-                return size
-            } catch let error as ErrandError {
-                throw error
-            } catch {
-                throw unreadable(url, reason: error.localizedDescription)
-            }
-        }
-
-        private static func int64(_ value: Any?) -> Int64? {
-            switch value {
-            case let size as Int64: size
-            case let size as UInt64: Int64(exactly: size)
-            case let size as Int: Int64(size)
-            case let size as NSNumber: size.int64Value
-            default: nil
-            }
+            try UploadFile.size(of: url, subject: "multipart part \"\(name)\"")
         }
 
         /// Copies a file part into `output` chunk by chunk; returns the bytes copied.

@@ -7,14 +7,15 @@ import Foundation
 
 /// The session delegate: forwards each task's callbacks to the events closure registered for it.
 ///
-/// It also does two things URLSession on Linux does not: it enforces each request's
-/// `timeoutInterval` as an idle timeout, and it turns a declined authentication challenge into
-/// the 401 response it was, instead of a cancellation.
+/// It also does what URLSession on Linux does not: it enforces each request's
+/// `timeoutInterval` as an idle timeout and `timeoutIntervalForResource` as a deadline, and it
+/// turns a declined authentication challenge into the 401 response it was, instead of a cancellation.
 final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     private struct Route {
         let events: @Sendable (TransportEvent) -> Void
         let idleTimer: DispatchSourceTimer
         let idleTimeout: TimeInterval
+        let deadlineTimer: DispatchSourceTimer?
         var didTimeOut = false
         var sentHead = false
         /// The 401 of a challenge that was declined, to deliver when the task then stops.
@@ -24,17 +25,29 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     private let routes = Locked([Int: Route]())
 
     func register(
-        _ task: URLSessionTask, idleTimeout: TimeInterval, events: @escaping @Sendable (TransportEvent) -> Void
+        _ task: URLSessionTask, idleTimeout: TimeInterval, deadline: TimeInterval?,
+        events: @escaping @Sendable (TransportEvent) -> Void
     ) {
+        let id = task.taskIdentifier
+        let idleTimer = timeoutTimer(for: task, after: idleTimeout)
+        let deadlineTimer = deadline.map { timeoutTimer(for: task, after: $0) }
+        routes.withLock {
+            $0[id] = Route(events: events, idleTimer: idleTimer, idleTimeout: idleTimeout, deadlineTimer: deadlineTimer)
+        }
+        idleTimer.resume()
+        deadlineTimer?.resume()
+    }
+
+    /// A timer, not yet resumed, that fails `task` with a timeout when it fires.
+    private func timeoutTimer(for task: URLSessionTask, after seconds: TimeInterval) -> DispatchSourceTimer {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         let id = task.taskIdentifier
         timer.setEventHandler { [weak self, weak task] in
             self?.routes.withLock { $0[id]?.didTimeOut = true }
             task?.cancel()
         }
-        timer.schedule(deadline: .now() + idleTimeout)
-        routes.withLock { $0[id] = Route(events: events, idleTimer: timer, idleTimeout: idleTimeout) }
-        timer.resume()
+        timer.schedule(deadline: .now() + seconds)
+        return timer
     }
 
     /// Passes `event` on and restarts the task's idle timer.
@@ -74,6 +87,7 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         route.idleTimer.cancel()
+        route.deadlineTimer?.cancel()
         if route.didTimeOut {
             route.events(.completed(.timedOut))
         } else if let unauthorized = route.declinedChallenge {

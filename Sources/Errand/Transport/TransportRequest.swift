@@ -10,19 +10,25 @@ public struct TransportRequest: Sendable, Equatable {
     public var headers: [String: String]
     /// The body; `nil` for none.
     public var body: Data?
+    /// A file whose bytes are the body, streamed from disk; when set, ``body`` is `nil`.
+    public var bodyFileURL: URL?
     /// Seconds to wait for data before failing with ``ErrandError/timedOut``.
     public var timeoutInterval: Double
+    /// Seconds the whole exchange may take before failing with ``ErrandError/timedOut``; `nil` for no limit.
+    public var timeoutIntervalForResource: Double?
 
     /// Creates a request.
     public init(
         url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
-        timeoutInterval: Double = 60
+        bodyFileURL: URL? = nil, timeoutInterval: Double = 60, timeoutIntervalForResource: Double? = nil
     ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
+        self.bodyFileURL = bodyFileURL
         self.timeoutInterval = timeoutInterval
+        self.timeoutIntervalForResource = timeoutIntervalForResource
     }
 
     /// The value of a header field, matched case-insensitively.

@@ -30,8 +30,13 @@ public final class URLSessionTransport: Transport {
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
-        let task = session.dataTask(with: Self.urlRequest(for: request))
-        router.register(task, idleTimeout: request.timeoutInterval, events: events)
+        let urlRequest = Self.urlRequest(for: request)
+        // An upload task streams the file from disk; a body in `httpBody` would be read whole.
+        let task =
+            request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
+            ?? session.dataTask(with: urlRequest)
+        router.register(
+            task, idleTimeout: request.timeoutInterval, deadline: request.timeoutIntervalForResource, events: events)
         task.resume()
         return SessionTask(task: task)
     }

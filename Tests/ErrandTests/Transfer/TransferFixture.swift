@@ -1,0 +1,103 @@
+import Errand
+import ErrandTestServer
+import Foundation
+import Testing
+
+/// A GET whose download knobs are stored properties.
+struct DownloadRequest: BaseRequest {
+    var url: String
+    var resumableDownloadPath: String?
+    var resumableDownloadProgress: (@Sendable (TransferProgress) -> Void)?
+    var timeoutIntervalForResource: TimeInterval?
+    var responseSerializerType: ResponseSerializerType { .data }
+}
+
+/// A POST or PUT whose upload knobs are stored properties.
+struct UploadRequest: BaseRequest {
+    var url: String
+    var method: HTTPMethod = .post
+    var arguments: [String: any Sendable]?
+    var headers: [String: String] = [:]
+    var uploadBody: UploadBody?
+    var constructingBody: (@Sendable (inout MultipartFormData) -> Void)?
+    var uploadProgress: (@Sendable (TransferProgress) -> Void)?
+}
+
+/// A server, an agent and a scratch directory of their own.
+struct TransferFixture {
+    let server: TestServer
+    let directory: URL
+
+    init() throws {
+        server = try TestServer()
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("errand-transfer-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    /// A new agent, as a relaunched app would have.
+    func makeAgent() -> NetworkAgent {
+        let config = NetworkConfig()
+        config.baseUrl = server.baseURL
+        config.callbackQueue = DispatchQueue(label: "errand.transfer-tests.callbacks")
+        return NetworkAgent(config: config)
+    }
+
+    func path(_ name: String) -> String {
+        directory.appendingPathComponent(name).path
+    }
+
+    func removeDirectory() {
+        try? FileManager.default.removeItem(at: directory)
+        server.stop()
+    }
+
+    /// The checksum of the bytes `/download/{size}` serves at `version`, computed chunk by chunk.
+    static func expectedChecksum(size: Int, version: Int) -> UInt64 {
+        var checksum = Checksum()
+        var start = 0
+        while start < size {
+            let end = min(size, start + (4 << 20))
+            checksum.update(TestServer.downloadContent(size: size, version: version, range: start..<end))
+            start = end
+        }
+        return checksum.value
+    }
+
+    /// The checksum of a file, read chunk by chunk.
+    static func checksum(ofFile path: String) throws -> UInt64 {
+        let handle = try #require(FileHandle(forReadingAtPath: path))
+        defer { try? handle.close() }
+        var checksum = Checksum()
+        while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {
+            checksum.update(chunk)
+        }
+        return checksum.value
+    }
+
+    static func fileSize(_ path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+    }
+}
+
+/// Every progress value a transfer reported, in order.
+final class ProgressLog: @unchecked Sendable {  // Sendable because `lock` guards `values`.
+    private let lock = NSLock()
+    private var storage: [TransferProgress] = []
+
+    var values: [TransferProgress] {
+        lock.lock()
+        defer { lock.unlock() }
+        return storage
+    }
+
+    func append(_ progress: TransferProgress) {
+        lock.lock()
+        storage.append(progress)
+        lock.unlock()
+    }
+
+    var isMonotonic: Bool {
+        zip(values, values.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes }
+    }
+}
