@@ -123,21 +123,24 @@ struct DownloadTests {
     @Test func anIgnoredRangeOnTheSameURLTruncatesThePartial() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
-        let size = 1 << 20
+        let size = 2 << 20
         let target = fixture.path("ignored.bin")
         let agent = fixture.makeAgent()
         // The first attempt is cancelled part way, leaving a partial.
-        let slow = DownloadRequest(url: "/download/\(size)?rate=2000000&ignore_range=1", resumableDownloadPath: target)
-        let task = agent.start(slow)
-        for await progress in task.downloadProgress where progress.completedBytes > 100_000 {
-            task.cancel()
-        }
+        let trigger = CancelTrigger(atBytes: 100_000)
+        var request = DownloadRequest(
+            url: "/download/\(size)?rate=2000000&ignore_range=1", resumableDownloadPath: target)
+        request.resumableDownloadProgress = { trigger.observe($0) }
+        let task = agent.start(request)
+        trigger.task = task
+        _ = try? await task.value
         #expect(task.error == .cancelled)
-        let kept = try #require(TransferFixture.fileSize(target + ".errand-partial"))
-        #expect(kept > 0)
-        let done = await agent.finishedTask(
-            DownloadRequest(url: "/download/\(size)?ignore_range=1&rate=2000000", resumableDownloadPath: target))
+        #expect((TransferFixture.fileSize(target + ".errand-partial") ?? 0) > 0)
+
+        request.resumableDownloadProgress = nil
+        let done = await agent.finishedTask(request)
         #expect(done.error == nil)
+        #expect(fixture.server.receivedRequests(path: "/download").last?.header("Range") != nil, "it asked to resume")
         #expect(
             try TransferFixture.checksum(ofFile: target) == TransferFixture.expectedChecksum(size: size, version: 1))
     }
@@ -145,17 +148,19 @@ struct DownloadTests {
     @Test func cancellingKeepsThePartialAndTheNextStartResumes() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
-        let size = 1 << 20
+        let size = 2 << 20
         let target = fixture.path("cancelled.bin")
-        let request = DownloadRequest(url: "/download/\(size)?rate=4000000", resumableDownloadPath: target)
+        let trigger = CancelTrigger(atBytes: 200_000)
+        var request = DownloadRequest(url: "/download/\(size)?rate=4000000", resumableDownloadPath: target)
+        request.resumableDownloadProgress = { trigger.observe($0) }
         let agent = fixture.makeAgent()
         let task = agent.start(request)
-        for await progress in task.downloadProgress where progress.completedBytes >= 200_000 {
-            task.cancel()
-        }
+        trigger.task = task
+        _ = try? await task.value
         #expect(task.error == .cancelled)
         let kept = try #require(TransferFixture.fileSize(target + ".errand-partial"))
         #expect(kept >= 200_000)
+        request.resumableDownloadProgress = nil
         let done = await agent.finishedTask(request)
         #expect(done.error == nil)
         #expect(fixture.server.receivedRequests(path: "/download").last?.header("Range") == "bytes=\(kept)-")
