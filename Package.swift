@@ -18,6 +18,7 @@ let package = Package(
         .testTarget(name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"]),
         .executableTarget(
             name: "QuickStart", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/QuickStart"),
+        .executableTarget(name: "Transfers", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/Transfers"),
         .executableTarget(
             name: "OfflineAccounts", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/OfflineAccounts"),
         .executableTarget(name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks"),

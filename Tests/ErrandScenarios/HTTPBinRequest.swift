@@ -13,6 +13,10 @@ public struct HTTPBinRequest: BaseRequest {
     public var timeoutInterval: TimeInterval = 30
     public var jsonValidator: JSONValidator?
     public var acceptedStatusCodes: Set<Int>?
+    public var resumableDownloadPath: String?
+    public var resumableDownloadProgress: (@Sendable (TransferProgress) -> Void)?
+    public var constructingBody: (@Sendable (inout MultipartFormData) -> Void)?
+    public var uploadBody: UploadBody?
 
     public init(_ url: String, method: HTTPMethod = .get, arguments: [String: any Sendable]? = nil) {
         self.url = url

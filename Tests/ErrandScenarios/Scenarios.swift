@@ -4,7 +4,9 @@ import Testing
 
 extension Scenario {
     /// Every scenario, in a stable order.
-    public static let all: [Scenario] = [
+    public static let all: [Scenario] = requests + transfers
+
+    private static let requests: [Scenario] = [
         Scenario("GET sends arguments in the query, escaped") { server in
             let arguments: [String: any Sendable] = [
                 "plain": "value", "spaced": "a b", "symbols": "a&b=c+d/e?f", "ünï": "çødé",

@@ -1,4 +1,5 @@
 import Errand
+import ErrandScenarios
 import ErrandTestServer
 import Foundation
 import Testing

@@ -101,32 +101,3 @@ final class ProgressLog: @unchecked Sendable {  // Sendable because `lock` guard
         zip(values, values.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes }
     }
 }
-
-/// Cancels a task from its progress closure once enough bytes arrived: the closure runs on the
-/// callback queue, so the cancel lands mid-transfer however busy the test process is.
-final class CancelTrigger: @unchecked Sendable {  // Sendable because `lock` guards `storedTask`.
-    private let lock = NSLock()
-    private var storedTask: RequestTask?
-    private let threshold: Int64
-
-    init(atBytes threshold: Int64) {
-        self.threshold = threshold
-    }
-
-    var task: RequestTask? {
-        get {
-            lock.lock()
-            defer { lock.unlock() }
-            return storedTask
-        }
-        set {
-            lock.lock()
-            storedTask = newValue
-            lock.unlock()
-        }
-    }
-
-    func observe(_ progress: TransferProgress) {
-        if progress.completedBytes >= threshold { task?.cancel() }
-    }
-}
