@@ -56,7 +56,7 @@ struct UploadTests {
         defer { fixture.removeDirectory() }
         let size = 64 << 20
         let file = fixture.directory.appendingPathComponent("upload.bin")
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
         let handle = try FileHandle(forWritingTo: file)
         for offset in stride(from: 0, to: size, by: 4 << 20) {
             try handle.write(
