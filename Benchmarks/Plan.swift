@@ -12,6 +12,7 @@ struct Plan: Sendable {
     /// Every benchmark name, in the order they run.
     static let allNames =
         OverheadBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + LoopbackBenchmarks.names
+        + TransferBenchmarks.names
 
     var only: [String] = []
     var iterations: Int?

@@ -10,6 +10,10 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
+if CommandLine.arguments.dropFirst().first == ServerProcess.serveArgument {
+    ServerProcess.serve()
+}
+
 let plan: Plan
 do {
     plan = try Plan(arguments: Array(CommandLine.arguments.dropFirst()))
@@ -35,11 +39,13 @@ print(
 // Progress goes to standard error so that standard output is only the report.
 let progress: (String) -> Void = { FileHandle.standardError.write(Data("  running \($0)\n".utf8)) }
 var results: [Measurement] = []
+var transfers: [TransferBenchmarks.Result] = []
 do {
     results += try await OverheadBenchmarks.run(plan, progress: progress)
     results += try await EncodingBenchmarks.run(plan, progress: progress)
     results += try await CacheBenchmarks.run(plan, progress: progress)
     results += try await LoopbackBenchmarks.run(plan, progress: progress)
+    transfers = try await TransferBenchmarks.run(plan, progress: progress)
 } catch {
     fail("benchmark failed: \(error)", status: 1)
 }
@@ -74,6 +80,23 @@ difference("encoding.pipeline.10-arguments", "encoding.pipeline.no-arguments", "
 difference("loopback.errand.sequential", "loopback.urlsession.sequential", "Errand vs URLSession alone, sequential")
 difference(
     "loopback.errand.16-in-flight", "loopback.urlsession.16-in-flight", "Errand vs URLSession alone, 16 in flight")
+if !transfers.isEmpty {
+    print()
+    func mebibytes(_ kibibytes: Int?) -> String {
+        kibibytes.map { String(format: "%.1f MiB", Double($0) / 1024) } ?? "n/a"
+    }
+    print(
+        Format.table(
+            header: ["transfer", "bytes", "time", "rate", "resident before", "peak resident"],
+            rows: transfers.map {
+                [
+                    $0.name, String(format: "%.0f MiB", Double($0.bytes) / 1_048_576),
+                    String(format: "%.2f s", $0.seconds),
+                    String(format: "%.0f MiB/s", Double($0.bytes) / 1_048_576 / $0.seconds),
+                    mebibytes($0.residentBeforeKiB), mebibytes($0.peakResidentKiB),
+                ]
+            }))
+}
 if let peak = PeakMemory.residentHighWaterMark() {
     print("  peak resident memory (VmHWM): \(String(format: "%.1f", Double(peak) / 1024)) MiB")
 } else {

@@ -47,6 +47,9 @@ final class PartialDownload: Sendable {
         var requested: (offset: Int64, record: Record)?
         /// Open only between a `.writing` disposition and `complete`, `suspend` or `discard`.
         var output: FileHandle?
+        /// Chunks not yet written: a write per 16 KiB chunk would cost more than the network takes
+        /// to deliver it, and URLSession queues what its delegate has not yet taken, without limit.
+        var unwritten = Data()
         var written: Int64 = 0
         var expected: Int64?
     }
@@ -239,16 +242,27 @@ final class PartialDownload: Sendable {
         // Disk writes happen under the lock so that a cancel on another thread cannot close the
         // handle under a write in flight; chunks arrive one at a time, so nothing waits long.
         let error: ErrandError? = state.withLock { state in
-            guard let output = state.output else { return failure("no response is being written") }
-            do {
-                try output.write(contentsOf: chunk)
-            } catch {
-                return failure(error.localizedDescription)
-            }
+            guard state.output != nil else { return failure("no response is being written") }
+            state.unwritten.append(chunk)
             state.written += Int64(chunk.count)
-            return nil
+            guard state.unwritten.count >= Self.writeSize else { return nil }
+            return flush(&state)
         }
         if let error { throw error }
+    }
+
+    private static let writeSize = 256 << 10
+
+    /// Writes the chunks held back; an error names why the disk refused them.
+    private func flush(_ state: inout State) -> ErrandError? {
+        guard let output = state.output, !state.unwritten.isEmpty else { return nil }
+        do {
+            try output.write(contentsOf: state.unwritten)
+        } catch {
+            return failure(error.localizedDescription)
+        }
+        state.unwritten.removeAll(keepingCapacity: true)
+        return nil
     }
 
     /// Bytes on disk so far, a resumed offset included, and the resource's total length when known.
@@ -266,6 +280,10 @@ final class PartialDownload: Sendable {
     func complete() throws(ErrandError) -> URL {
         let result: Result<URL, ErrandError> = state.withLock { state in
             guard let output = state.output else { return .failure(failure("no response is being written")) }
+            if let error = flush(&state) {
+                Self.closeOutput(&state)
+                return .failure(error)
+            }
             state.output = nil
             do {
                 try output.synchronize()
@@ -296,6 +314,7 @@ final class PartialDownload: Sendable {
     /// a cancel.
     func suspend() {
         state.withLock { state in
+            _ = flush(&state)
             Self.closeOutput(&state)
             state.requested = nil
         }
@@ -312,9 +331,11 @@ final class PartialDownload: Sendable {
 
     // MARK: Files
 
+    /// Closes the partial; chunks not yet written are dropped, so flush first to keep them.
     private static func closeOutput(_ state: inout State) {
         try? state.output?.close()
         state.output = nil
+        state.unwritten.removeAll()
     }
 
     private func failure(_ reason: String) -> ErrandError {

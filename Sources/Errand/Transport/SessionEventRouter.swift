@@ -16,6 +16,9 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         let idleTimer: DispatchSourceTimer
         let idleTimeout: TimeInterval
         let deadlineTimer: DispatchSourceTimer?
+        /// When the last event arrived. Events update this rather than re-arm the timer: a body
+        /// arrives in thousands of chunks, and every moment spent per chunk is memory URLSession queues.
+        var lastActivity = DispatchTime.now()
         var didTimeOut = false
         var sentHead = false
         /// The 401 of a challenge that was declined, to deliver when the task then stops.
@@ -29,8 +32,20 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         events: @escaping @Sendable (TransportEvent) -> Void
     ) {
         let id = task.taskIdentifier
-        let idleTimer = timeoutTimer(for: task, after: idleTimeout)
-        let deadlineTimer = deadline.map { timeoutTimer(for: task, after: $0) }
+        let idleTimer = DispatchSource.makeTimerSource(queue: .global())
+        idleTimer.setEventHandler { [weak self, weak task] in
+            guard let self, let task, !rearmIdleTimer(of: id) else { return }
+            timeOut(task)
+        }
+        idleTimer.schedule(deadline: .now() + idleTimeout)
+        let deadlineTimer = deadline.map { seconds in
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.setEventHandler { [weak self, weak task] in
+                if let task { self?.timeOut(task) }
+            }
+            timer.schedule(deadline: .now() + seconds)
+            return timer
+        }
         routes.withLock {
             $0[id] = Route(events: events, idleTimer: idleTimer, idleTimeout: idleTimeout, deadlineTimer: deadlineTimer)
         }
@@ -38,24 +53,30 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         deadlineTimer?.resume()
     }
 
-    /// A timer, not yet resumed, that fails `task` with a timeout when it fires.
-    private func timeoutTimer(for task: URLSessionTask, after seconds: TimeInterval) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        let id = task.taskIdentifier
-        timer.setEventHandler { [weak self, weak task] in
-            self?.routes.withLock { $0[id]?.didTimeOut = true }
-            task?.cancel()
+    /// Re-arms the idle timer for what is left of the timeout since the last event; `false` when
+    /// none is left, or the task is gone.
+    private func rearmIdleTimer(of id: Int) -> Bool {
+        routes.withLock { routes in
+            guard let route = routes[id] else { return true }
+            let idleNanoseconds = DispatchTime.now().uptimeNanoseconds &- route.lastActivity.uptimeNanoseconds
+            let remaining = route.idleTimeout - Double(idleNanoseconds) / 1e9
+            guard remaining > 0 else { return false }
+            route.idleTimer.schedule(deadline: .now() + remaining)
+            return true
         }
-        timer.schedule(deadline: .now() + seconds)
-        return timer
     }
 
-    /// Passes `event` on and restarts the task's idle timer.
+    private func timeOut(_ task: URLSessionTask) {
+        routes.withLock { $0[task.taskIdentifier]?.didTimeOut = true }
+        task.cancel()
+    }
+
+    /// Passes `event` on and notes the activity for the idle timeout.
     private func forward(_ event: TransportEvent, for task: URLSessionTask, update: (inout Route) -> Void = { _ in }) {
         let events = routes.withLock { routes -> (@Sendable (TransportEvent) -> Void)? in
             guard var route = routes[task.taskIdentifier], !route.didTimeOut else { return nil }
             update(&route)
-            route.idleTimer.schedule(deadline: .now() + route.idleTimeout)
+            route.lastActivity = .now()
             routes[task.taskIdentifier] = route
             return route.events
         }

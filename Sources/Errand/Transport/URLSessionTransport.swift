@@ -18,7 +18,14 @@ public final class URLSessionTransport: Transport {
     public init(configuration: URLSessionConfiguration = .default) {
         let router = SessionEventRouter()
         self.router = router
-        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
+        #if canImport(FoundationNetworking)
+            // 256 chunks of up to 16 KiB: about 4 MiB. Bursts of other events — a thousand
+            // cancellations at once — stay under it, so they are never held up.
+            let delegateQueue: OperationQueue? = BoundedDelegateQueue(limit: 256)
+        #else
+            let delegateQueue: OperationQueue? = nil
+        #endif
+        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
     }
 
     deinit {
