@@ -3,10 +3,10 @@ import ErrandTestServer
 import Foundation
 
 /// Peak resident memory while a 1 GiB download streams to disk and a 256 MiB file uploads from
-/// disk: it must stay bounded, whatever the size. The embedded server runs in a child process,
-/// so only the client's memory is counted, as it would be against a real server.
+/// disk: it must stay bounded, whatever the size. Each transfer runs in a fresh process of its own,
+/// and the embedded server in another, so only the client's memory is counted, as it would be
+/// against a real server.
 enum TransferBenchmarks {
-    // The upload runs first: memory the download frees stays resident and would count against it.
     static let names = ["transfer.upload-256mib", "transfer.download-1gib"]
 
     /// One transfer: its size, how long it took, and the resident memory it peaked at.
@@ -19,8 +19,54 @@ enum TransferBenchmarks {
         let residentBeforeKiB: Int?
     }
 
+    /// Runs each selected transfer in a fresh child process: memory that earlier benchmarks left
+    /// resident would otherwise count against it.
     static func run(_ plan: Plan, progress: (String) -> Void) async throws -> [Result] {
-        guard names.contains(where: plan.includes) else { return [] }
+        var results: [Result] = []
+        for name in names where plan.includes(name) {
+            progress(name)
+            results.append(try measureInChildProcess(name))
+        }
+        return results
+    }
+
+    static let childArgument = "--measure-transfer"
+
+    private static func measureInChildProcess(_ name: String) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = [childArgument, name]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let line = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let fields = line.split(whereSeparator: \.isWhitespace)
+        guard process.terminationStatus == 0, fields.count == 4, let bytes = Int(fields[0]),
+            let seconds = Double(fields[1])
+        else {
+            throw BenchmarkError(description: "\(name) failed in its child process")
+        }
+        return Result(
+            name: name, bytes: bytes, seconds: seconds, peakResidentKiB: Int(fields[3]),
+            residentBeforeKiB: Int(fields[2]))
+    }
+
+    /// The child's side: measure `name`, print `bytes seconds residentBefore peak`, and exit.
+    static func measureAndExit(_ name: String) async -> Never {
+        do {
+            let result = try await measure(name)
+            print(
+                result.bytes, result.seconds, result.residentBeforeKiB.map(String.init) ?? "-",
+                result.peakResidentKiB.map(String.init) ?? "-")
+            exit(0)
+        } catch {
+            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    private static func measure(_ name: String) async throws -> Result {
         let server = try ServerProcess()
         defer { server.stop() }
         let config = NetworkConfig()
@@ -31,34 +77,25 @@ enum TransferBenchmarks {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
 
-        var results: [Result] = []
-        if plan.includes(names[0]) {
-            progress(names[0])
+        if name == "transfer.upload-256mib" {
             let size = 256 << 20
             let file = folder.appendingPathComponent("upload.bin")
             try writeFile(file, size: size)
-            results.append(
-                try await measure(names[0], bytes: size) {
-                    let response = try await agent.response(UploadBenchmarkRequest(file: file))
-                    guard (response.jsonObject as? [String: Any])?["bytes"] as? Int == size else {
-                        throw BenchmarkError(description: "the server did not receive \(size) bytes")
-                    }
-                })
+            return try await measure(name, bytes: size) {
+                let response = try await agent.response(UploadBenchmarkRequest(file: file))
+                guard (response.jsonObject as? [String: Any])?["bytes"] as? Int == size else {
+                    throw BenchmarkError(description: "the server did not receive \(size) bytes")
+                }
+            }
         }
-        if plan.includes(names[1]) {
-            progress(names[1])
-            let size = 1 << 30
-            let target = folder.appendingPathComponent("download.bin").path
-            results.append(
-                try await measure(names[1], bytes: size) {
-                    let response = try await agent.response(DownloadBenchmarkRequest(size: size, target: target))
-                    guard response.fileURL != nil, fileSize(target) == size else {
-                        throw BenchmarkError(description: "the download did not produce a \(size)-byte file")
-                    }
-                    try FileManager.default.removeItem(atPath: target)
-                })
+        let size = 1 << 30
+        let target = folder.appendingPathComponent("download.bin").path
+        return try await measure(name, bytes: size) {
+            let response = try await agent.response(DownloadBenchmarkRequest(size: size, target: target))
+            guard response.fileURL != nil, fileSize(target) == size else {
+                throw BenchmarkError(description: "the download did not produce a \(size)-byte file")
+            }
         }
-        return results
     }
 
     private static func measure(_ name: String, bytes: Int, _ transfer: () async throws -> Void) async throws -> Result

@@ -10,8 +10,13 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-if CommandLine.arguments.dropFirst().first == ServerProcess.serveArgument {
+// The benchmark starts copies of itself: one that serves, one per transfer measured.
+let childArguments = Array(CommandLine.arguments.dropFirst())
+if childArguments.first == ServerProcess.serveArgument {
     ServerProcess.serve()
+}
+if childArguments.count == 2, childArguments[0] == TransferBenchmarks.childArgument {
+    await TransferBenchmarks.measureAndExit(childArguments[1])
 }
 
 let plan: Plan
