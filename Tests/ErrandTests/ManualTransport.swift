@@ -2,7 +2,7 @@ import Errand
 import Foundation
 
 /// A transport the test drives by hand: it records what was sent and completes when told.
-final class ManualTransport: Transport, @unchecked Sendable {  // Sendable because `lock` guards `sent`.
+final class ManualTransport: Transport, @unchecked Sendable {  // Sendable because `condition` guards `sent`.
     final class Sent: @unchecked Sendable {  // Sendable because `lock` guards `cancelled`.
         let request: TransportRequest
         let events: @Sendable (TransportEvent) -> Void
@@ -43,12 +43,24 @@ final class ManualTransport: Transport, @unchecked Sendable {  // Sendable becau
         }
     }
 
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var _sent: [Sent] = []
 
     var sent: [Sent] {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer { condition.unlock() }
+        return _sent
+    }
+
+    /// Blocks until `count` requests were sent, for a test acting on a callback thread; `nil`
+    /// after `timeout` seconds, so that a request that is never sent fails the test instead of hanging it.
+    func waitForSent(count: Int, timeout: TimeInterval = 10) -> [Sent]? {
+        let deadline = Date() + timeout
+        condition.lock()
+        defer { condition.unlock() }
+        while _sent.count < count {
+            guard condition.wait(until: deadline) else { return nil }
+        }
         return _sent
     }
 
@@ -56,9 +68,10 @@ final class ManualTransport: Transport, @unchecked Sendable {  // Sendable becau
 
     func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
         let sent = Sent(request: request, events: events)
-        lock.lock()
+        condition.lock()
         _sent.append(sent)
-        lock.unlock()
+        condition.broadcast()
+        condition.unlock()
         return Handle(sent: sent)
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -13,6 +14,10 @@ import Foundation
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: SessionEventRouter
+    /// Creates, resumes and cancels the session's tasks. On Linux each of those waits for the
+    /// session's internal queue, which a busy transfer keeps occupied; callers — often threads
+    /// of the Swift concurrency pool — must not wait with it.
+    private let control = DispatchQueue(label: "Errand.URLSessionTransport.control")
 
     /// Creates a transport whose session uses `configuration`.
     public init(configuration: URLSessionConfiguration = .default) {
@@ -29,23 +34,32 @@ public final class URLSessionTransport: Transport {
     }
 
     deinit {
-        // The session retains its delegate until invalidated.
-        session.invalidateAndCancel()
+        // The session retains its delegate until invalidated. After the starts still queued:
+        // creating a task on an invalidated session is a fatal error in FoundationNetworking.
+        control.async { [session] in session.invalidateAndCancel() }
     }
 
     /// Starts `request`; see ``Transport/send(_:events:)``.
+    ///
+    /// Returns at once: the session's task is created and resumed on the transport's own queue.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
-        let urlRequest = Self.urlRequest(for: request)
-        // An upload task streams the file from disk; a body in `httpBody` would be read whole.
-        let task =
-            request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
-            ?? session.dataTask(with: urlRequest)
-        router.register(
-            task, idleTimeout: request.timeoutInterval, deadline: request.timeoutIntervalForResource, events: events)
-        task.resume()
-        return SessionTask(task: task)
+        let handle = SessionTask(control: control)
+        control.async { [session, router] in
+            guard !handle.isCancelled else { return events(.completed(.cancelled)) }
+            let urlRequest = Self.urlRequest(for: request)
+            // An upload task streams the file from disk; a body in `httpBody` would be read whole.
+            let task =
+                request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
+                ?? session.dataTask(with: urlRequest)
+            router.register(
+                task, idleTimeout: request.timeoutInterval, deadline: request.timeoutIntervalForResource,
+                events: events)
+            task.resume()
+            handle.attach(task)
+        }
+        return handle
     }
 
     private static func urlRequest(for request: TransportRequest) -> URLRequest {
@@ -58,8 +72,40 @@ public final class URLSessionTransport: Transport {
         return urlRequest
     }
 
-    private struct SessionTask: TransportTask {
-        let task: URLSessionTask
-        func cancel() { task.cancel() }
+    /// A request that may not have a session task yet: a cancel before the task exists stops
+    /// it from being created, and one after cancels it on the control queue.
+    private final class SessionTask: TransportTask {
+        private struct State {
+            var isCancelled = false
+            var task: URLSessionTask?
+        }
+
+        private let control: DispatchQueue
+        private let state = Locked(State())
+
+        init(control: DispatchQueue) {
+            self.control = control
+        }
+
+        var isCancelled: Bool { state[\.isCancelled] }
+
+        /// Called on the control queue once the task is resumed; a cancel that came meanwhile applies now.
+        func attach(_ task: URLSessionTask) {
+            let cancelled = state.withLock { state in
+                state.task = task
+                return state.isCancelled
+            }
+            if cancelled { task.cancel() }
+        }
+
+        func cancel() {
+            let task = state.withLock { state -> URLSessionTask? in
+                guard !state.isCancelled else { return nil }
+                state.isCancelled = true
+                return state.task
+            }
+            guard let task else { return }
+            control.async { task.cancel() }
+        }
     }
 }

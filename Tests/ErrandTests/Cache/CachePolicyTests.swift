@@ -107,8 +107,13 @@ struct CachePolicyTests {
             request,
             success: { task in
                 if task.isDataFromCache {
-                    // The network answers while the cached callback is still running.
-                    transport.sent.first?.respond(body: #"{"v":2}"#)
+                    // The network answers while the cached callback is still running. The
+                    // cached callback can run before the fresh request reaches the transport.
+                    guard let sent = transport.waitForSent(count: 1) else {
+                        Issue.record("the fresh request was never sent")
+                        return done.record(task, succeeded: false)
+                    }
+                    sent[0].respond(body: #"{"v":2}"#)
                     Thread.sleep(forTimeInterval: 0.05)
                     log.append("cached stale=\(task.response?.isStale ?? false) \(task.responseString ?? "")")
                 } else {

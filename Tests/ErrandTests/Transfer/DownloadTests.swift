@@ -30,8 +30,7 @@ struct DownloadTests {
         #expect(done.response?.fileURL?.path == target)
         #expect(done.responseData?.isEmpty == true, "the body went to disk, not memory")
         #expect(TransferFixture.fileSize(target) == size)
-        #expect(
-            try TransferFixture.checksum(ofFile: target) == TransferFixture.expectedChecksum(size: size, version: 1))
+        #expect(try await TransferFixture.file(target, matchesDownloadOf: size, version: 1))
         #expect(!FileManager.default.fileExists(atPath: target + ".errand-partial"))
         #expect(!FileManager.default.fileExists(atPath: target + ".errand-partial.json"))
 
@@ -74,8 +73,7 @@ struct DownloadTests {
         let done = await fixture.makeAgent().finishedTask(
             DownloadRequest(url: "/download/\(size)?drop_after=\(1 << 20)", resumableDownloadPath: target))
         #expect(done.error == nil)
-        #expect(
-            try TransferFixture.checksum(ofFile: target) == TransferFixture.expectedChecksum(size: size, version: 1))
+        #expect(try await TransferFixture.file(target, matchesDownloadOf: size, version: 1))
     }
 
     @Test func aChangedResourceRestartsCleanlyNeverSplicing() async throws {
@@ -97,8 +95,7 @@ struct DownloadTests {
         #expect(partial == TestServer.downloadContent(size: size, version: 2, range: 0..<(1 << 20)))
 
         #expect(await agent.finishedTask(request).error == nil)
-        #expect(
-            try TransferFixture.checksum(ofFile: target) == TransferFixture.expectedChecksum(size: size, version: 2))
+        #expect(try await TransferFixture.file(target, matchesDownloadOf: size, version: 2))
     }
 
     @Test func aServerIgnoringRangeRestartsFromZero() async throws {
@@ -117,8 +114,7 @@ struct DownloadTests {
         let whole = await agent.finishedTask(
             DownloadRequest(url: "/download/\(size)?ignore_range=1", resumableDownloadPath: target))
         #expect(whole.error == nil)
-        #expect(
-            try TransferFixture.checksum(ofFile: target) == TransferFixture.expectedChecksum(size: size, version: 1))
+        #expect(try await TransferFixture.file(target, matchesDownloadOf: size, version: 1))
     }
 
     @Test func anIgnoredRangeOnTheSameURLTruncatesThePartial() async throws {
@@ -142,8 +138,7 @@ struct DownloadTests {
         let done = await agent.finishedTask(request)
         #expect(done.error == nil)
         #expect(fixture.server.receivedRequests(path: "/download").last?.header("Range") != nil, "it asked to resume")
-        #expect(
-            try TransferFixture.checksum(ofFile: target) == TransferFixture.expectedChecksum(size: size, version: 1))
+        #expect(try await TransferFixture.file(target, matchesDownloadOf: size, version: 1))
     }
 
     @Test func cancellingKeepsThePartialAndTheNextStartResumes() async throws {
@@ -165,8 +160,7 @@ struct DownloadTests {
         let done = await agent.finishedTask(request)
         #expect(done.error == nil)
         #expect(fixture.server.receivedRequests(path: "/download").last?.header("Range") == "bytes=\(kept)-")
-        #expect(
-            try TransferFixture.checksum(ofFile: target) == TransferFixture.expectedChecksum(size: size, version: 1))
+        #expect(try await TransferFixture.file(target, matchesDownloadOf: size, version: 1))
     }
 
     @Test func anErrorResponseLeavesNoFileAndKeepsItsBody() async throws {

@@ -1,3 +1,4 @@
+import ErrandScenarios
 import Foundation
 import Testing
 
@@ -18,38 +19,38 @@ import Testing
 struct TestServerTransferEndpointsTests {
     // MARK: /range
 
-    @Test func rangeServesTheAlphabetWholeOrInPart() throws {
+    @Test func rangeServesTheAlphabetWholeOrInPart() async throws {
         let server = try TestServer()
-        let whole = try RawHTTP.get(server, "/range/30")
+        let whole = try await RawHTTP.get(server, "/range/30")
         #expect(whole.status == 200)
         #expect(whole.body == Data("abcdefghijklmnopqrstuvwxyzabcd".utf8))
         #expect(whole.headers["etag"] == "range30")
         #expect(whole.headers["accept-ranges"] == "bytes")
         #expect(whole.headers["content-range"] == "bytes 0-29/30")
 
-        let part = try RawHTTP.get(server, "/range/30", headers: ["Range: bytes=5-9"])
+        let part = try await RawHTTP.get(server, "/range/30", headers: ["Range: bytes=5-9"])
         #expect(part.status == 206)
         #expect(part.body == Data("fghij".utf8))
         #expect(part.headers["content-range"] == "bytes 5-9/30")
 
-        let suffix = try RawHTTP.get(server, "/range/30", headers: ["Range: bytes=-5"])
+        let suffix = try await RawHTTP.get(server, "/range/30", headers: ["Range: bytes=-5"])
         #expect(suffix.status == 206)
         #expect(suffix.body == Data("zabcd".utf8))
     }
 
-    @Test func rangeRefusesWhatHttpbinRefuses() throws {
+    @Test func rangeRefusesWhatHttpbinRefuses() async throws {
         let server = try TestServer()
-        let unsatisfiable = try RawHTTP.get(server, "/range/30", headers: ["Range: bytes=30-"])
+        let unsatisfiable = try await RawHTTP.get(server, "/range/30", headers: ["Range: bytes=30-"])
         #expect(unsatisfiable.status == 416)
         #expect(unsatisfiable.headers["content-range"] == "bytes */30")
         #expect(unsatisfiable.headers["content-length"] == "0")
 
-        let tooLarge = try RawHTTP.get(server, "/range/102401")
+        let tooLarge = try await RawHTTP.get(server, "/range/102401")
         #expect(tooLarge.status == 404)
         #expect(tooLarge.headers["etag"] == "range102401")
         #expect(String(decoding: tooLarge.body, as: UTF8.self) == "number of bytes must be in the range (0, 102400]")
 
-        #expect(try RawHTTP.get(server, "/range/30?chunk_size=x").status == 500)
+        #expect(try await RawHTTP.get(server, "/range/30?chunk_size=x").status == 500)
     }
 
     // MARK: /download
@@ -67,22 +68,22 @@ struct TestServerTransferEndpointsTests {
         #expect(http.value(forHTTPHeaderField: "Content-Type") == "application/octet-stream")
     }
 
-    @Test func downloadResumesWithRangeAndIfRange() throws {
+    @Test func downloadResumesWithRangeAndIfRange() async throws {
         let server = try TestServer()
         let size = 200_000
-        let first = try RawHTTP.get(server, "/download/\(size)")
+        let first = try await RawHTTP.get(server, "/download/\(size)")
         let etag = try #require(first.headers["etag"])
         let lastModified = try #require(first.headers["last-modified"])
 
         for validator in [etag, lastModified] {
-            let resumed = try RawHTTP.get(
+            let resumed = try await RawHTTP.get(
                 server, "/download/\(size)", headers: ["Range: bytes=150000-", "If-Range: \(validator)"])
             #expect(resumed.status == 206)
             #expect(resumed.headers["content-range"] == "bytes 150000-199999/\(size)")
             #expect(resumed.body == TestServer.downloadContent(size: size, version: 1, range: 150_000..<size))
         }
 
-        let closed = try RawHTTP.get(server, "/download/\(size)", headers: ["Range: bytes=10-19"])
+        let closed = try await RawHTTP.get(server, "/download/\(size)", headers: ["Range: bytes=10-19"])
         #expect(closed.status == 206)
         #expect(closed.body == first.body[10..<20])
 
@@ -92,13 +93,13 @@ struct TestServerTransferEndpointsTests {
         #expect(server.receivedRequests(path: "/download/")[1].header("If-Range") == etag)
     }
 
-    @Test func downloadChangesWithTheVersionAndIgnoresAStaleIfRange() throws {
+    @Test func downloadChangesWithTheVersionAndIgnoresAStaleIfRange() async throws {
         let server = try TestServer()
-        let before = try RawHTTP.get(server, "/download/5000")
+        let before = try await RawHTTP.get(server, "/download/5000")
         server.downloadVersion = 2
         #expect(server.downloadVersion == 2)
 
-        let stale = try RawHTTP.get(
+        let stale = try await RawHTTP.get(
             server, "/download/5000", headers: ["Range: bytes=1000-", "If-Range: \(before.headers["etag"] ?? "")"])
         #expect(stale.status == 200)
         #expect(stale.headers["etag"] == "\"v2-5000\"")
@@ -107,21 +108,22 @@ struct TestServerTransferEndpointsTests {
         #expect(stale.body != before.body)
     }
 
-    @Test func downloadAnswers416AndIgnoresRangeOnRequest() throws {
+    @Test func downloadAnswers416AndIgnoresRangeOnRequest() async throws {
         let server = try TestServer()
-        let unsatisfiable = try RawHTTP.get(server, "/download/100", headers: ["Range: bytes=100-"])
+        let unsatisfiable = try await RawHTTP.get(server, "/download/100", headers: ["Range: bytes=100-"])
         #expect(unsatisfiable.status == 416)
         #expect(unsatisfiable.headers["content-range"] == "bytes */100")
         #expect(unsatisfiable.body.isEmpty)
 
-        let ignored = try RawHTTP.get(server, "/download/100?ignore_range=1", headers: ["Range: bytes=50-"])
+        let ignored = try await RawHTTP.get(server, "/download/100?ignore_range=1", headers: ["Range: bytes=50-"])
         #expect(ignored.status == 200)
         #expect(ignored.body == TestServer.downloadContent(size: 100, version: 1, range: 0..<100))
     }
 
     @Test func downloadDropsTheConnectionAfterKBytes() async throws {
         let server = try TestServer()
-        let dropped = try RawHTTP.get(server, "/download/300000?drop_after=70000", headers: ["Range: bytes=1000-"])
+        let dropped = try await RawHTTP.get(
+            server, "/download/300000?drop_after=70000", headers: ["Range: bytes=1000-"])
         #expect(dropped.status == 206)
         #expect(dropped.headers["content-length"] == "299000")
         #expect(dropped.body == TestServer.downloadContent(size: 300_000, version: 1, range: 1000..<71_000))
@@ -132,31 +134,38 @@ struct TestServerTransferEndpointsTests {
         }
     }
 
-    @Test func a32MiBDownloadMatchesItsChecksumChunkByChunk() throws {
+    @Test func a32MiBDownloadMatchesItsChecksumChunkByChunk() async throws {
         let server = try TestServer()
         let size = 32 << 20
-        let download = try RawHTTP.get(server, "/download/\(size)")
+        let download = try await RawHTTP.get(server, "/download/\(size)")
         #expect(download.body.count == size)
 
-        var expected = Checksum()
-        for start in stride(from: 0, to: size, by: 1 << 20) {
-            expected.update(TestServer.downloadContent(size: size, version: 1, range: start..<start + (1 << 20)))
+        let (received, expected) = try await onOwnThread {
+            var expected = Checksum()
+            for start in stride(from: 0, to: size, by: 1 << 20) {
+                expected.update(TestServer.downloadContent(size: size, version: 1, range: start..<start + (1 << 20)))
+            }
+            return (Checksum(download.body), expected)
         }
-        #expect(Checksum(download.body) == expected)
+        #expect(received == expected)
     }
 
-    @Test func stopEndsAThrottledDownloadPromptly() throws {
+    @Test func stopEndsAThrottledDownloadPromptly() async throws {
         let server = try TestServer()
-        let connection = try RawHTTP(port: server.port)
-        try connection.send(Data("GET /download/1000000?rate=20000 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
-        var received = Data()
-        while received.count < 4000, let chunk = connection.receive() { received.append(chunk) }
+        let (received, secondsToClose) = try await onOwnThread { () throws -> (Int, TimeInterval) in
+            let connection = try RawHTTP(port: server.port)
+            try connection.send(Data("GET /download/1000000?rate=20000 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            var received = 0
+            while received < 4000, let chunk = connection.receive() { received += chunk.count }
 
-        let started = Date()
-        server.stop()
-        while connection.receive() != nil {}
-        #expect(Date().timeIntervalSince(started) < 3)
-        #expect(received.count < 100_000)
+            let started = Date()
+            server.stop()
+            while connection.receive() != nil {}
+            return (received, Date().timeIntervalSince(started))
+        }
+        // The throttled body would take 50 s: a stop that waits for it is not a stop.
+        #expect(secondsToClose < 20)
+        #expect(received < 100_000)
     }
 
     // MARK: Multipart
@@ -192,10 +201,10 @@ struct TestServerTransferEndpointsTests {
         #expect(echo["json"] is NSNull)
     }
 
-    @Test func aMalformedMultipartBodyGivesEmptyFormAndFiles() throws {
+    @Test func aMalformedMultipartBodyGivesEmptyFormAndFiles() async throws {
         let server = try TestServer()
         let body = "--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nno closing boundary"
-        let response = try RawHTTP.exchange(
+        let response = try await RawHTTP.exchange(
             port: server.port,
             Data(
                 ("POST /post HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
@@ -223,7 +232,7 @@ struct TestServerTransferEndpointsTests {
         #expect(answer["content_type"] as? String == "application/x-test")
     }
 
-    @Test func uploadReadsAChunkedBodyAndKeepsTheConnection() throws {
+    @Test func uploadReadsAChunkedBodyAndKeepsTheConnection() async throws {
         let server = try TestServer()
         let pieces = [Data("hello ".utf8), Data(repeating: 0x7A, count: 100_000), Data("!".utf8)]
         var wire = Data("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
@@ -231,7 +240,7 @@ struct TestServerTransferEndpointsTests {
             wire.append(Data((String(piece.count, radix: 16) + "\r\n").utf8) + piece + Data("\r\n".utf8))
         }
         wire.append(Data("0\r\n\r\nGET /range/3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
-        let everything = try RawHTTP.exchange(port: server.port, wire, wholeStream: true)
+        let everything = try await RawHTTP.exchange(port: server.port, wire, wholeStream: true)
 
         let text = String(decoding: everything.body, as: UTF8.self)
         var expected = Checksum()
@@ -255,7 +264,7 @@ struct TestServerTransferEndpointsTests {
 /// A plain HTTP/1.1 client over a socket, for what URLSession hides: exact bytes received
 /// before a drop, pipelining, and raw framing.
 private final class RawHTTP {
-    struct Response {
+    struct Response: Sendable {
         var status: Int
         /// Lower-cased names.
         var headers: [String: String]
@@ -306,7 +315,11 @@ private final class RawHTTP {
 
     /// Sends `request`, reads until the server closes, and splits off the first head. With
     /// `wholeStream`, `body` is everything after that head, later responses included.
-    static func exchange(port: UInt16, _ request: Data, wholeStream: Bool = false) throws -> Response {
+    static func exchange(port: UInt16, _ request: Data, wholeStream: Bool = false) async throws -> Response {
+        try await onOwnThread { try exchangeBlocking(port: port, request, wholeStream: wholeStream) }
+    }
+
+    private static func exchangeBlocking(port: UInt16, _ request: Data, wholeStream: Bool) throws -> Response {
         let connection = try RawHTTP(port: port)
         try connection.send(request)
         var received = Data()
@@ -327,9 +340,9 @@ private final class RawHTTP {
         return Response(status: status, headers: headers, body: body)
     }
 
-    static func get(_ server: TestServer, _ target: String, headers: [String] = []) throws -> Response {
+    static func get(_ server: TestServer, _ target: String, headers: [String] = []) async throws -> Response {
         let head = (["GET \(target) HTTP/1.1", "Host: 127.0.0.1", "Connection: close"] + headers)
             .joined(separator: "\r\n")
-        return try exchange(port: server.port, Data((head + "\r\n\r\n").utf8))
+        return try await exchange(port: server.port, Data((head + "\r\n\r\n").utf8))
     }
 }

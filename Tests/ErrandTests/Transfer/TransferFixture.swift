@@ -1,4 +1,5 @@
 import Errand
+import ErrandScenarios
 import ErrandTestServer
 import Foundation
 import Testing
@@ -52,6 +53,12 @@ struct TransferFixture {
         server.stop()
     }
 
+    /// Whether the file at `path` holds exactly what `/download/{size}` serves at `version`,
+    /// compared by checksum on a thread of its own.
+    static func file(_ path: String, matchesDownloadOf size: Int, version: Int) async throws -> Bool {
+        try await onOwnThread { try checksum(ofFile: path) == expectedChecksum(size: size, version: version) }
+    }
+
     /// The checksum of the bytes `/download/{size}` serves at `version`, computed chunk by chunk.
     static func expectedChecksum(size: Int, version: Int) -> UInt64 {
         var checksum = Checksum()
@@ -66,7 +73,7 @@ struct TransferFixture {
 
     /// The checksum of a file, read chunk by chunk.
     static func checksum(ofFile path: String) throws -> UInt64 {
-        let handle = try #require(FileHandle(forReadingAtPath: path))
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw CocoaError(.fileReadNoSuchFile) }
         defer { try? handle.close() }
         var checksum = Checksum()
         while let chunk = try handle.read(upToCount: 4 << 20), !chunk.isEmpty {
