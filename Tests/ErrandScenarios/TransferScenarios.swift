@@ -11,8 +11,8 @@ extension Scenario {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: directory) }
             let size = 102_400
-            // Streamed over about a second, so that the cancel lands mid-body.
-            var request = HTTPBinRequest("/range/\(size)", arguments: ["duration": 1, "chunk_size": 1024])
+            // Streamed over two seconds, so that the cancel lands mid-body however busy the machine.
+            var request = HTTPBinRequest("/range/\(size)", arguments: ["duration": 2, "chunk_size": 1024])
             request.responseSerializerType = .data
             request.resumableDownloadPath = directory.path
             let trigger = CancelTrigger(atBytes: 10_000)

@@ -11,6 +11,8 @@ import Foundation
 /// The session has a delegate that answers authentication challenges itself: on Linux, a
 /// `401` with `WWW-Authenticate: Basic` otherwise hangs forever. Credentials are sent as an
 /// `Authorization` header by the request, so the challenge is declined and the 401 delivered.
+///
+/// Releasing the transport invalidates its session once the requests in flight have finished.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: SessionEventRouter
@@ -34,9 +36,13 @@ public final class URLSessionTransport: Transport {
     }
 
     deinit {
-        // The session retains its delegate until invalidated. After the starts still queued:
-        // creating a task on an invalidated session is a fatal error in FoundationNetworking.
-        control.async { [session] in session.invalidateAndCancel() }
+        // The session retains its delegate until invalidated. No request is in flight here: each
+        // one's events closure keeps the agent, and so this transport, alive until it completes.
+        // `finishTasksAndInvalidate` rather than `invalidateAndCancel`, which on Linux walks the
+        // session's task registry off the session's queue while finished tasks are still being
+        // removed from it — a data race that can crash the process. On the control queue, after
+        // the starts still queued: a task created on an invalidated session is a fatal error.
+        control.async { [session] in session.finishTasksAndInvalidate() }
     }
 
     /// Starts `request`; see ``Transport/send(_:events:)``.

@@ -147,7 +147,8 @@ struct DownloadTests {
         let size = 2 << 20
         let target = fixture.path("cancelled.bin")
         let trigger = CancelTrigger(atBytes: 200_000)
-        var request = DownloadRequest(url: "/download/\(size)?rate=4000000", resumableDownloadPath: target)
+        // Throttled to take two seconds, so that the cancel lands mid-body however busy the machine.
+        var request = DownloadRequest(url: "/download/\(size)?rate=1000000", resumableDownloadPath: target)
         request.resumableDownloadProgress = { trigger.observe($0) }
         let agent = fixture.makeAgent()
         let task = agent.start(request)
@@ -207,8 +208,8 @@ struct DownloadTests {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let target = fixture.path("slow.bin")
-        var request = DownloadRequest(url: "/download/\(4 << 20)?rate=1000000", resumableDownloadPath: target)
-        request.timeoutIntervalForResource = 0.5
+        var request = DownloadRequest(url: "/download/\(8 << 20)?rate=1000000", resumableDownloadPath: target)
+        request.timeoutIntervalForResource = 2
         let task = await fixture.makeAgent().finishedTask(request)
         #expect(task.error == .timedOut)
         #expect((TransferFixture.fileSize(target + ".errand-partial") ?? 0) > 0)
