@@ -117,9 +117,10 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
         return recorded
     }
 
-    /// Sleeps for `seconds`, returning early if the server stops meanwhile.
+    /// Sleeps for `seconds`, at most a day, returning early if the server stops meanwhile.
     func sleep(seconds: TimeInterval) {
-        let deadline = Date(timeIntervalSinceNow: seconds)
+        // A deadline centuries away would overflow the nanoseconds NSCondition converts it to.
+        let deadline = Date(timeIntervalSinceNow: min(max(seconds, 0), 86_400))
         condition.lock()
         defer { condition.unlock() }
         while !stopped && condition.wait(until: deadline) {}

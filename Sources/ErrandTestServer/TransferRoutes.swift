@@ -76,7 +76,7 @@ enum TransferRoutes {
         return HTTPResponse(status: status, headers: headers, length: range.count) { [range] write in
             var offset = range.lowerBound
             while offset < end {
-                let next = min(offset + piece, end)
+                let next = offset + min(piece, end - offset)
                 guard write(TestServer.downloadContent(size: size, version: version, range: offset..<next)) else {
                     return
                 }

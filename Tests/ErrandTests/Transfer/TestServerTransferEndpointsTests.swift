@@ -291,10 +291,8 @@ private final class RawHTTP {
         // A stuck test fails after 10 seconds instead of hanging the suite.
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard connected == 0 else {
-            close(descriptor)
-            throw URLError(.cannotConnectToHost)
-        }
+        // `deinit` closes the descriptor, also when this throws.
+        guard connected == 0 else { throw URLError(.cannotConnectToHost) }
     }
 
     deinit {
