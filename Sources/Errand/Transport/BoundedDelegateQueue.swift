@@ -16,8 +16,7 @@ import Foundation
     /// The wait is short and bounded: a delegate call can itself wait for libcurl's thread (some
     /// URLSession calls synchronise with it), and an unbounded wait would then be a deadlock.
     /// After `maximumWait` the operation is queued anyway, beyond the limit.
-    // OperationQueue is already `@unchecked Sendable`; this subclass adds only `slots`, a semaphore.
-    final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {
+    final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {  // Sendable: `slots` is a semaphore.
         private let slots: DispatchSemaphore
 
         init(limit: Int) {
