@@ -22,10 +22,15 @@ extension Scenario {
             trigger.task = first
             _ = try? await first.value
             #expect(first.error == .cancelled)
+            let partial = directory.appendingPathComponent("\(size).errand-partial").path
+            let kept = (try? FileManager.default.attributesOfItem(atPath: partial)[.size] as? NSNumber)?.intValue ?? 0
+            #expect((10_000..<size).contains(kept), "the cancelled attempt keeps what it received")
 
             request.resumableDownloadProgress = nil
             let resumed = try await agent.response(request)
-            #expect(resumed.statusCode == 206, "the second attempt asked for the rest only")
+            #expect(
+                resumed.statusCode == 206,
+                "the second attempt asked for the rest only; kept \(kept), answered \(resumed.headers)")
             let file = try #require(resumed.fileURL)
             #expect(file.lastPathComponent == "\(size)")
             let alphabet = Array("abcdefghijklmnopqrstuvwxyz".utf8)
