@@ -44,7 +44,7 @@ final class PartialDownload: Sendable {
 
     private struct State {
         /// The resume ``resumeHeaders()`` asked for, checked against the response in `begin`.
-        var requested: (offset: Int64, record: Record)?
+        var requested: Resume?
         /// Open only between a `.writing` disposition and `complete`, `suspend` or `discard`.
         var output: FileHandle?
         /// Chunks not yet written: a write per 16 KiB chunk would cost more than the network takes
@@ -52,6 +52,14 @@ final class PartialDownload: Sendable {
         var unwritten = Data()
         var written: Int64 = 0
         var expected: Int64?
+    }
+
+    /// A resume asked for: the partial measured `partialSize` bytes and the `Range` starts at
+    /// `offset`, one byte earlier when the partial already held the whole resource.
+    private struct Resume {
+        var offset: Int64
+        var partialSize: Int64
+        var record: Record
     }
 
     /// What the partial file holds, stored beside it as JSON.
@@ -102,17 +110,21 @@ final class PartialDownload: Sendable {
     /// The headers that resume an earlier attempt, or `[:]` to download from the start.
     ///
     /// Resumes only when a record for this same URL and a non-empty partial file exist, the record
-    /// has a validator (strong ETag, else Last-Modified), and the partial is shorter than the
-    /// expected length. Call it before each send: ``begin(statusCode:headers:)`` checks the
-    /// response against what was asked for here.
+    /// has a validator (strong ETag, else Last-Modified), and the partial is no longer than the
+    /// expected length. A partial of exactly that length asks for its last byte again, which a 206
+    /// then replaces. Call it before each send: ``begin(statusCode:headers:)`` checks the response
+    /// against what was asked for here.
     func resumeHeaders() -> [String: String] {
         state.withLock { state in
             state.requested = nil
             guard let record = readRecord(), record.url == url.absoluteString, let validator = record.validator,
-                let size = partialSize(), size > 0, size < (record.expectedLength ?? .max)
+                let size = partialSize(), size > 0, size <= (record.expectedLength ?? .max)
             else { return [:] }
-            state.requested = (size, record)
-            return ["Range": "bytes=\(size)-", "If-Range": validator]
+            // Every byte arrived but the attempt ended first (a cancel just before completion):
+            // asking for the last byte again checks the resource is unchanged without fetching it all.
+            let offset = size == record.expectedLength ? size - 1 : size
+            state.requested = Resume(offset: offset, partialSize: size, record: record)
+            return ["Range": "bytes=\(offset)-", "If-Range": validator]
         }
     }
 
@@ -168,7 +180,7 @@ final class PartialDownload: Sendable {
     }
 
     private func resume(
-        _ requested: (offset: Int64, record: Record), range: ContentRange, headers: [String: String],
+        _ requested: Resume, range: ContentRange, headers: [String: String],
         state: inout State
     ) throws(ErrandError) -> Disposition {
         let record = requested.record
@@ -184,7 +196,9 @@ final class PartialDownload: Sendable {
             return .restartWithoutRange
         }
         // Another process may have grown or cut the partial since resumeHeaders measured it.
-        guard partialSize() == requested.offset else {
+        guard partialSize() == requested.partialSize,
+            ftruncate(output.fileDescriptor, off_t(requested.offset)) == 0
+        else {
             try? output.close()
             removeFiles()
             return .restartWithoutRange

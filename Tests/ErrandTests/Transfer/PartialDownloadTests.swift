@@ -86,6 +86,23 @@ struct PartialDownloadTests {
         }
     }
 
+    @Test func aPartialHoldingEveryByteAsksForItsLastByteAgain() throws {
+        try withTemporaryDirectory { directory in
+            // A cancel that lands after the last chunk but before completion keeps the whole body.
+            let target = directory.appendingPathComponent("out.bin")
+            try leavePartial(target, count: 1000)
+
+            let resumed = try PartialDownload(targetPath: target.path, url: url)
+            #expect(resumed.resumeHeaders() == ["Range": "bytes=999-", "If-Range": etag])
+            let disposition = try resumed.begin(
+                statusCode: 206, headers: ["Content-Range": "bytes 999-999/1000", "ETag": etag, "Content-Length": "1"])
+            #expect(disposition == .writing(offset: 999, expected: 1000))
+            try resumed.write(resource.suffix(1))
+            #expect(try resumed.complete() == target)
+            #expect(try Data(contentsOf: target) == resource)
+        }
+    }
+
     @Test func aCrashWithoutSuspendStillLeavesAResumablePair() throws {
         try withTemporaryDirectory { directory in
             // Chunks are written in batches of 256 KiB; a crash loses at most the batch in memory.
