@@ -23,6 +23,16 @@ public enum ErrandError: Error, Sendable, Equatable {
     /// The response could not be decoded into the requested `Decodable` type; the payload
     /// names the type and the failing coding path.
     case decoding(String)
+    /// The server answered with a 2xx status, but its body reports an error, as an interceptor's
+    /// ``RequestInterceptor/validate(_:for:)`` found (an expired token, a captcha, a rate limit).
+    case api(APIError)
+    /// A disk operation failed: the cache or a download could not create, write, move or read a
+    /// file. The payload names the file and the system's reason.
+    case fileSystem(String)
+    /// The body grew past the allowed maximum size, in bytes, which the payload gives.
+    case responseTooLarge(Int)
+    /// A redirect Errand will not follow — HTTPS to HTTP, a loop, too many — and why, with the URLs.
+    case redirectRefused(String)
 
     /// Why a cached response could not be served.
     public enum CacheMissReason: String, Sendable, Equatable, CaseIterable {
@@ -83,6 +93,14 @@ extension ErrandError: CustomStringConvertible {
             "No usable cached response: \(reason.rawValue)"
         case .decoding(let reason):
             "Decoding failed: \(reason)"
+        case .api(let error):
+            "The API reported an error \(error.code): \(error.message)"
+        case .fileSystem(let reason):
+            "File system error: \(reason)"
+        case .responseTooLarge(let limit):
+            "The response body exceeded the maximum size of \(limit) bytes"
+        case .redirectRefused(let reason):
+            "Redirect refused: \(reason)"
         }
     }
 }
