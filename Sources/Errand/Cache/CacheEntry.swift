@@ -24,11 +24,11 @@ struct CacheEntry: Sendable {
     let metadata: Metadata
     let body: Data
 
-    init(response: Response, key: CacheKey, request: any BaseRequest, appVersion: String, storedAt: Date) {
+    init(response: Response, settings: CacheSettings, appVersion: String, storedAt: Date) {
         metadata = Metadata(
-            identity: key.identity, statusCode: response.statusCode, headers: response.headers,
-            storedAt: storedAt.timeIntervalSince1970, cacheVersion: request.cacheVersion,
-            sensitiveDataHash: Self.hash(ofSensitiveData: request.cacheSensitiveData), appVersion: appVersion,
+            identity: settings.key.identity, statusCode: response.statusCode, headers: response.headers,
+            storedAt: storedAt.timeIntervalSince1970, cacheVersion: settings.version,
+            sensitiveDataHash: settings.sensitiveDataHash, appVersion: appVersion,
             bodyLength: response.data.count, bodyHash: Self.hash(of: response.data))
         body = response.data
     }
@@ -73,10 +73,6 @@ struct CacheEntry: Sendable {
         Response(
             statusCode: metadata.statusCode, headers: metadata.headers, data: body, isDataFromCache: true,
             isStale: isStale)
-    }
-
-    static func hash(ofSensitiveData value: String?) -> String? {
-        value.map { FNV1a.hex(of: $0.utf8) }
     }
 
     private static let magic = Data("ERRANDC1".utf8)

@@ -31,6 +31,17 @@ struct CacheKey: Sendable, Hashable {
         directory.appendingPathComponent(fileName, isDirectory: false)
     }
 
+    /// Whether the entry lives in `folder` or a folder below it: `…/acct1` holds `…/acct1/x`, not `…/acct10/x`.
+    func isStored(under folder: URL) -> Bool {
+        Self.path(directory.path, isUnder: folder.path)
+    }
+
+    /// Whether `path` is `folder` or lies below it, compared by whole path components.
+    static func path(_ path: String, isUnder folder: String) -> Bool {
+        let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        return path == folder || path.hasPrefix(folder + "/")
+    }
+
     private static func directory(for request: any BaseRequest, config: NetworkConfig) -> URL {
         let root = config.cacheDirectory.path
         let path = config.cacheDirPathFilters.reduce(root) { $1.filterCacheDirPath($0, request: request) }

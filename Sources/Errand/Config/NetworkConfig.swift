@@ -20,6 +20,7 @@ public final class NetworkConfig: Sendable {
         var cdnUrl = ""
         var urlFilters: [any URLFilter] = []
         var cacheDirPathFilters: [any CacheDirPathFilter] = []
+        var interceptors: [any RequestInterceptor] = []
         var cacheDirectory = NetworkConfig.defaultCacheDirectory
         var appVersion = NetworkConfig.defaultAppVersion
         var cacheSizeLimit = 100 * 1024 * 1024
@@ -78,6 +79,22 @@ public final class NetworkConfig: Sendable {
         state.withLock { $0.cacheDirPathFilters.removeAll() }
     }
 
+    /// The interceptors every request runs (unless its ``BaseRequest/usesConfigInterceptors`` is
+    /// `false`), in order, before the request's own. Default empty.
+    public var interceptors: [any RequestInterceptor] {
+        state[\.interceptors]
+    }
+
+    /// Appends an interceptor that runs after those already added; requests started from now on use it.
+    public func addInterceptor(_ interceptor: any RequestInterceptor) {
+        state.withLock { $0.interceptors.append(interceptor) }
+    }
+
+    /// Removes every interceptor.
+    public func clearInterceptors() {
+        state.withLock { $0.interceptors.removeAll() }
+    }
+
     /// The root of the response cache. Default: `Errand/LazyRequestCache` in the user's caches directory.
     public var cacheDirectory: URL {
         get { state[\.cacheDirectory] }
@@ -115,7 +132,9 @@ public final class NetworkConfig: Sendable {
         set { state[\.cacheClock] = newValue }
     }
 
-    /// The queue success and failure closures, delegate calls and accessories run on. Default `.main`.
+    /// The queue success and failure closures, and the accessories of closure-started tasks, run
+    /// on. Default `.main`. A ``RequestDelegate`` is `@MainActor`: delegate calls, and the
+    /// accessories of delegate-started tasks, always run on the main queue.
     public var callbackQueue: DispatchQueue {
         get { state[\.callbackQueue] }
         set { state[\.callbackQueue] = newValue }

@@ -136,6 +136,13 @@ public protocol BaseRequest: Sendable {
     /// A complete request to send instead of one built from ``url``, ``method``, ``arguments``,
     /// ``headers`` and ``authorization``. Default `nil`.
     func buildCustomURLRequest() -> URLRequest?
+
+    /// Interceptors of this request alone, run after the config's. Default `[]`.
+    var interceptors: [any RequestInterceptor] { get }
+
+    /// Whether ``NetworkConfig/interceptors`` apply to this request. Default `true`; `false` for
+    /// a token refresh request, which must not wait for the refresh it performs.
+    var usesConfigInterceptors: Bool { get }
 }
 
 /// YTKNetwork's defaults: a conformer overrides only what differs.
@@ -196,4 +203,9 @@ extension BaseRequest {
     public var requestAccessories: [any RequestAccessory] { [] }
     /// Default: `nil`.
     public func buildCustomURLRequest() -> URLRequest? { nil }
+
+    /// Default: `[]`.
+    public var interceptors: [any RequestInterceptor] { [] }
+    /// Default: `true`.
+    public var usesConfigInterceptors: Bool { true }
 }

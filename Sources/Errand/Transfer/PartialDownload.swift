@@ -82,9 +82,9 @@ final class PartialDownload: Sendable {
     /// A `targetPath` that is an existing directory, or ends in `/`, gets the URL's last path
     /// component appended (`index` when the URL has none, or it is `.` or `..`).
     ///
-    /// - Throws: ``ErrandError/serialization(_:)`` when `targetPath` is empty.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when `targetPath` is empty.
     init(targetPath: String, url: URL) throws(ErrandError) {
-        guard !targetPath.isEmpty else { throw .serialization("download to \"\": the path is empty") }
+        guard !targetPath.isEmpty else { throw .fileSystem("download to \"\": the path is empty") }
         var target = URL(fileURLWithPath: targetPath)
         var isDirectory: ObjCBool = false
         if targetPath.hasSuffix("/")
@@ -141,7 +141,7 @@ final class PartialDownload: Sendable {
     /// A body with a `Content-Encoding` is written as delivered (decoded), but its length is not
     /// checked and it is never resumed: its byte offsets are not the server's.
     ///
-    /// - Throws: ``ErrandError/serialization(_:)`` when the partial file or record cannot be written.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the partial file or record cannot be written.
     func begin(statusCode: Int, headers: [String: String]) throws(ErrandError) -> Disposition {
         let result: Result<Disposition, ErrandError> = state.withLock { state in
             Self.closeOutput(&state)
@@ -250,7 +250,7 @@ final class PartialDownload: Sendable {
 
     /// Appends a body chunk to the partial file.
     ///
-    /// - Throws: ``ErrandError/serialization(_:)`` when the disk write fails, or no response head was
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the disk write fails, or no response head was
     ///   accepted for writing.
     func write(_ chunk: Data) throws(ErrandError) {
         // Disk writes happen under the lock so that a cancel on another thread cannot close the
@@ -288,7 +288,7 @@ final class PartialDownload: Sendable {
     /// the partial and its record are gone afterwards.
     ///
     /// - Returns: ``targetURL``.
-    /// - Throws: ``ErrandError/serialization(_:)`` when nothing is being written, the length on disk
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when nothing is being written, the length on disk
     ///   differs from the expected length (the partial is then discarded: it cannot be trusted), or
     ///   the move fails (the partial is then kept).
     func complete() throws(ErrandError) -> URL {
@@ -353,7 +353,7 @@ final class PartialDownload: Sendable {
     }
 
     private func failure(_ reason: String) -> ErrandError {
-        .serialization("download to \(targetURL.path): \(reason)")
+        .fileSystem("download to \(targetURL.path): \(reason)")
     }
 
     private func partialSize() -> Int64? {
@@ -385,37 +385,23 @@ final class PartialDownload: Sendable {
         return try? JSONDecoder().decode(Record.self, from: data)
     }
 
-    /// Writes the record to a temporary file and renames it over the old one, so a reader (or a
-    /// crash) only ever sees a whole record.
+    /// Replaces the record atomically, so a reader (or a crash) only ever sees a whole record.
     private func writeRecord(_ record: Record) throws(ErrandError) {
-        let temporary = recordURL.path + ".\(UUID().uuidString).tmp"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // A struct of strings and numbers always encodes.
+        let data = (try? encoder.encode(record)) ?? Data()
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(record)
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            try handle.write(contentsOf: data)
-            try handle.close()
-            guard rename(temporary, recordURL.path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
+            try OwnerOnlyFile.write(data, to: recordURL)
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw failure("cannot write \(recordURL.path): \(error.localizedDescription)")
+            throw failure("cannot write the record: \(error)")
         }
     }
 
     private func createParentDirectory() throws(ErrandError) {
         let directory = targetURL.deletingLastPathComponent()
         guard !FileManager.default.fileExists(atPath: directory.path) else { return }
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw failure("cannot create directory \(directory.path): \(error.localizedDescription)")
-        }
+        try OwnerOnlyFile.createDirectory(directory)
     }
 
     /// Removes a file; one that is already gone is fine.

@@ -109,15 +109,23 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         route.idleTimer.cancel()
         route.deadlineTimer?.cancel()
+        let finalEvents: [TransportEvent]
         if route.didTimeOut {
-            route.events(.completed(.timedOut))
+            finalEvents = [.completed(.timedOut)]
         } else if let unauthorized = route.declinedChallenge {
-            if !route.sentHead { route.events(Self.head(of: unauthorized)) }
-            route.events(.completed(nil))
+            finalEvents = (route.sentHead ? [] : [Self.head(of: unauthorized)]) + [.completed(nil)]
         } else {
-            route.events(.completed(error.map(Self.errandError)))
+            finalEvents = [.completed(error.map(Self.errandError))]
+        }
+        // What follows a completion — parsing, validation, cache stores, interceptors — must not
+        // hold up the one delegate queue every other request of the session waits on.
+        let events = route.events
+        Self.completionQueue.async {
+            finalEvents.forEach(events)
         }
     }
+
+    private static let completionQueue = DispatchQueue.global(qos: .userInitiated)
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
