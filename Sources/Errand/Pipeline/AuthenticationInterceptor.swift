@@ -9,7 +9,8 @@
 ///   and any number of concurrent authentication errors cause one ``Authenticator/refresh(_:)``.
 /// - A request refused with an older credential than the current one is sent again with the
 ///   current one, without another refresh.
-/// - When the refresh fails, every request waiting for it fails with its error.
+/// - When the refresh fails, every request waiting for it fails with its error, and so does every
+///   later request that needs the credential, until ``credential`` is set again (after a new log-in).
 /// - A request is sent again for authentication at most twice, so a server that refuses every
 ///   credential cannot cause endless refreshes.
 public final class AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Sendable {
@@ -17,6 +18,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         var credential: A.Credential?
         var refresh: (id: Int, task: Task<A.Credential, any Error>)?
         var refreshCount = 0
+        /// Why the current credential could not be refreshed; cleared by a new credential.
+        var refreshFailure: ErrandError?
     }
 
     private let authenticator: A
@@ -31,7 +34,12 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// The credential applied to requests; set it after a log-in, or `nil` after a log-out.
     public var credential: A.Credential? {
         get { state[\.credential] }
-        set { state[\.credential] = newValue }
+        set {
+            state.withLock { state in
+                state.credential = newValue
+                state.refreshFailure = nil
+            }
+        }
     }
 
     /// Applies the current credential, after the refresh in progress or one it needs.
@@ -70,11 +78,15 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// The credential to send: the one a running refresh produces, a refreshed one when it
     /// requires refreshing, else the current one.
     private func usableCredential() async throws(ErrandError) -> A.Credential? {
-        let (credential, refresh) = state.withLock { state -> (A.Credential?, Task<A.Credential, any Error>?) in
-            if let refresh = state.refresh { return (nil, refresh.task) }
-            guard let credential = state.credential, credential.requiresRefresh else { return (state.credential, nil) }
-            return (nil, startRefresh(of: credential, in: &state))
+        let found = state.withLock { state -> Result<(A.Credential?, Task<A.Credential, any Error>?), ErrandError> in
+            if let failure = state.refreshFailure { return .failure(failure) }
+            if let refresh = state.refresh { return .success((nil, refresh.task)) }
+            guard let credential = state.credential, credential.requiresRefresh else {
+                return .success((state.credential, nil))
+            }
+            return .success((nil, startRefresh(of: credential, in: &state)))
         }
+        let (credential, refresh) = try found.get()
         guard let refresh else { return credential }
         return try await Self.value(of: refresh)
     }
@@ -92,12 +104,12 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         state.refreshCount += 1
         let id = state.refreshCount
         let task = Task { [authenticator, self] () async throws -> A.Credential in
-            do {
+            do throws(ErrandError) {
                 let fresh = try await authenticator.refresh(credential)
-                endRefresh(id, with: fresh)
+                endRefresh(id, with: .success(fresh))
                 return fresh
             } catch {
-                endRefresh(id, with: nil)
+                endRefresh(id, with: .failure(error))
                 throw error
             }
         }
@@ -105,11 +117,14 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         return task
     }
 
-    private func endRefresh(_ id: Int, with credential: A.Credential?) {
+    private func endRefresh(_ id: Int, with outcome: Result<A.Credential, ErrandError>) {
         state.withLock { state in
             guard state.refresh?.id == id else { return }
             state.refresh = nil
-            if let credential { state.credential = credential }
+            switch outcome {
+            case .success(let credential): state.credential = credential
+            case .failure(let error): state.refreshFailure = error
+            }
         }
     }
 

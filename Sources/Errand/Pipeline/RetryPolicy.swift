@@ -58,7 +58,7 @@ public struct RetryPolicy: RequestInterceptor {
     /// ``RetryDecision/retryAfter(_:)`` while attempts are left for a retryable method and error.
     public func retry(_ task: RequestTask, dueTo error: ErrandError) async -> RetryDecision {
         guard task.attemptCount < maxAttempts, isRetryable(error),
-            let method = task.sentRequest.flatMap({ HTTPMethod(rawValue: $0.method.lowercased()) }),
+            let method = task.sentRequest.flatMap({ HTTPMethod(rawValue: $0.method.uppercased()) }),
             retryableMethods.contains(method)
         else { return .doNotRetry }
         if case .statusCode = error, let retryAfter = task.response?.value(forHeader: "Retry-After"),
