@@ -48,28 +48,34 @@ public final class NetworkAgent: Sendable {
     /// Starts `request`; one of the closures runs on ``NetworkConfig/callbackQueue`` when it ends.
     ///
     /// A request that caches is answered from a valid cached entry without the network; see
-    /// ``BaseRequest/cacheTimeInSeconds`` and ``BaseRequest/cachePolicy``.
+    /// ``BaseRequest/cacheTimeInSeconds`` and ``BaseRequest/cachePolicy``. `tag` and `userInfo`
+    /// (default `0` and empty) are the task's from the start, so accessories and a cache-served
+    /// callback see them.
     @discardableResult
     public func start(
-        _ request: any BaseRequest, success: (@Sendable (RequestTask) -> Void)? = nil,
-        failure: (@Sendable (RequestTask) -> Void)? = nil
+        _ request: any BaseRequest, tag: Int = 0, userInfo: [String: any Sendable] = [:],
+        success: (@Sendable (RequestTask) -> Void)? = nil, failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
-        run(request, completion: .closures(success: success, failure: failure), readsCache: true)
+        run(request, .closures(success: success, failure: failure), readsCache: true, tag: tag, userInfo: userInfo)
     }
 
     /// Starts `request`; `delegate`, held weakly, is told on the main queue when it ends.
+    /// `tag` and `userInfo` are as in ``start(_:tag:userInfo:success:failure:)``.
     @discardableResult
-    public func start(_ request: any BaseRequest, delegate: any RequestDelegate) -> RequestTask {
-        run(request, completion: .delegate(.init(delegate: delegate)), readsCache: true)
+    public func start(
+        _ request: any BaseRequest, tag: Int = 0, userInfo: [String: any Sendable] = [:],
+        delegate: any RequestDelegate
+    ) -> RequestTask {
+        run(request, .delegate(.init(delegate: delegate)), readsCache: true, tag: tag, userInfo: userInfo)
     }
 
     /// Starts `request` without reading the cache first; a fresh response is still stored.
     @discardableResult
     public func startWithoutCache(
-        _ request: any BaseRequest, success: (@Sendable (RequestTask) -> Void)? = nil,
-        failure: (@Sendable (RequestTask) -> Void)? = nil
+        _ request: any BaseRequest, tag: Int = 0, userInfo: [String: any Sendable] = [:],
+        success: (@Sendable (RequestTask) -> Void)? = nil, failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
-        run(request, completion: .closures(success: success, failure: failure), readsCache: false)
+        run(request, .closures(success: success, failure: failure), readsCache: false, tag: tag, userInfo: userInfo)
     }
 
     /// Sends `request` and returns its validated response, or a valid cached one unless `ignoreCache`.
@@ -106,8 +112,13 @@ public final class NetworkAgent: Sendable {
         }
     }
 
-    private func run(_ request: any BaseRequest, completion: RequestTask.Completion, readsCache: Bool) -> RequestTask {
+    private func run(
+        _ request: any BaseRequest, _ completion: RequestTask.Completion, readsCache: Bool, tag: Int,
+        userInfo: [String: any Sendable]
+    ) -> RequestTask {
         let task = pipeline.makeTask(request, completion: completion)
+        task.tag = tag
+        task.userInfo = userInfo
         pipeline.start(task, readsCache: readsCache)
         return task
     }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Errand
 
-/// Each test here failed before the request pipeline: a race or a defect found in review.
+/// Races and defects found in review of the agent before the request pipeline, one test each.
 @Suite("Pipeline defects")
 struct PipelineDefectTests {
     /// Records, for each request sent, whether it was sent on the queue marked with `key`.
@@ -72,23 +72,33 @@ struct PipelineDefectTests {
         await #expect(throws: Never.self) { try await waiting.value }
     }
 
-    @Test func aCancelRacingTheStartOfADownloadNeverLeavesItsFileClaimed() async throws {
+    /// Cancels its task as soon as it starts, before the agent has claimed the download's file.
+    struct CancelOnStart: RequestAccessory {
+        func requestWillStart(_ task: RequestTask) { task.cancel() }
+    }
+
+    struct CancelledDownload: BaseRequest {
+        let target: String
+        var url: String { "/download/1000" }
+        var resumableDownloadPath: String? { target }
+        var requestAccessories: [any RequestAccessory] { [CancelOnStart()] }
+    }
+
+    @Test func aDownloadCancelledAsItStartsLeavesItsFileFreeForTheNext() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent()
         let target = fixture.path("raced.bin")
-        for _ in 0..<100 {
-            let task = agent.start(DownloadRequest(url: "/download/1000", resumableDownloadPath: target))
-            DispatchQueue.global().async { task.cancel() }
-            _ = try? await task.value
-        }
-        let last = await agent.finishedTask(DownloadRequest(url: "/download/1000", resumableDownloadPath: target))
-        #expect(last.error == nil)
+        let cancelled = await agent.finishedTask(CancelledDownload(target: target))
+        #expect(cancelled.error == .cancelled)
+        let next = await agent.finishedTask(DownloadRequest(url: "/download/1000", resumableDownloadPath: target))
+        #expect(next.error == nil)
         #expect(try await TransferFixture.file(target, matchesDownloadOf: 1000, version: 1))
     }
 
-    /// Answers inside `send`, before the agent has the transport task: first with a 206 that does
-    /// not continue what the agent asked for, which restarts the download, then in full.
+    /// Answers the first attempt inside `send`, before the agent has its transport task, with a
+    /// 206 that does not continue what the agent asked for, which restarts the download; then
+    /// answers in full from another thread, as a real transport would.
     struct SynchronousTransport: Transport {
         let body = Data((0..<10).map { UInt8($0) })
         let attempts = Locked(0)
