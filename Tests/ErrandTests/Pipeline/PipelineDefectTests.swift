@@ -109,15 +109,16 @@ struct PipelineDefectTests {
             let attempt = attempts.withLock {
                 $0 += 1; return $0
             }
-            if attempt == 1 {
+            guard attempt > 1 else {
                 events(.responseHead(statusCode: 206, headers: ["Content-Range": "bytes 5-9/10"]))
                 events(.body(body.suffix(5)))
-            } else {
-                events(.responseHead(statusCode: 200, headers: ["Content-Length": "10"]))
-                events(.body(body))
+                events(.completed(nil))
+                return Finished()
             }
-            events(.completed(nil))
-            return Finished()
+            let full = StubTransport(latency: 0.1) { [body] _ in
+                Response(statusCode: 200, headers: ["Content-Length": "10"], data: body)
+            }
+            return full.send(request, events: events)
         }
 
         struct Finished: TransportTask {
