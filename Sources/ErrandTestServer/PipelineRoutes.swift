@@ -25,7 +25,7 @@ enum PipelineRoutes {
         Route(["GET", "POST"], "/api-error", handler: apiError),
     ]
 
-    /// The longest `/auth/refresh?delay_ms=` honoured.
+    /// The longest `delay_ms` `/auth/refresh` and `/auth/protected` honour.
     static let maxRefreshDelayMilliseconds = 5000
 
     /// The error VK's API puts in a 200 body, as `{"error": {"error_code": …, "error_msg": …}}`.
@@ -95,7 +95,10 @@ enum PipelineRoutes {
         return token.isEmpty ? nil : token
     }
 
+    /// `?delay_ms=N` waits N milliseconds before the token is checked, so that a token can expire
+    /// while the request is in flight.
     private static func protected(_ context: RouteContext) -> HTTPResponse {
+        if let invalid = delay(context) { return invalid }
         let token = bearerToken(context.request)
         guard let token, context.server.pipeline.checkAccessToken(token) else {
             // Never `Basic`: FoundationNetworking would wait for credentials that never come.
@@ -104,6 +107,16 @@ enum PipelineRoutes {
             return response
         }
         return .json(["authenticated": true, "token": token, "path": URLEncoding.unquote(context.request.rawPath)])
+    }
+
+    /// Sleeps for `?delay_ms=N` (at most 5000), interruptibly; a 400 for a bad value.
+    private static func delay(_ context: RouteContext) -> HTTPResponse? {
+        guard let text = query(context, "delay_ms") else { return nil }
+        guard let milliseconds = Int(text), (0...maxRefreshDelayMilliseconds).contains(milliseconds) else {
+            return invalidRequest("delay_ms must be a whole number from 0 to \(maxRefreshDelayMilliseconds)")
+        }
+        context.sleep(seconds: Double(milliseconds) / 1000)
+        return nil
     }
 
     /// As VK's API does: a bad token is a 200 whose body holds error 5. The token may also come
@@ -121,12 +134,7 @@ enum PipelineRoutes {
     private static func refresh(_ context: RouteContext) -> HTTPResponse {
         let pipeline = context.server.pipeline
         pipeline.countRefreshAttempt()
-        if let text = query(context, "delay_ms") {
-            guard let milliseconds = Int(text), (0...maxRefreshDelayMilliseconds).contains(milliseconds) else {
-                return invalidRequest("delay_ms must be a whole number from 0 to \(maxRefreshDelayMilliseconds)")
-            }
-            context.sleep(seconds: Double(milliseconds) / 1000)
-        }
+        if let invalid = delay(context) { return invalid }
         guard let refreshToken = bodyFields(context.request)["refresh_token"], !refreshToken.isEmpty else {
             return invalidRequest("refresh_token is required")
         }

@@ -38,7 +38,8 @@ import Foundation
 /// - `GET`/`POST /auth/protected[/…]`: 200 `{"authenticated": true, "token", "path"}` for a
 ///   current `Authorization: Bearer` token (issued here, within its `expires_in`, and neither
 ///   expired by `/auth/expire` nor replaced by a refresh); otherwise 401 `{"error": "invalid_token"}` with
-///   `WWW-Authenticate: Bearer error="invalid_token"`.
+///   `WWW-Authenticate: Bearer error="invalid_token"`. `?delay_ms=N` (≤ 5000) checks the token
+///   only after N ms, so that it can expire while the request is in flight.
 /// - `GET /auth/protected-in-body`: the same check (the token may also be the `access_token`
 ///   query parameter), always 200: `{"response": {"authenticated": true, "token"}}`, or
 ///   `{"error": {"error_code": 5, "error_msg": "User authorization failed: …"}}`.
