@@ -87,15 +87,9 @@ enum TokenRefresh {
 
     static func run(arguments: [String]) async throws {
         let config = NetworkConfig.shared
-        var server: TestServer?
-        if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
-            config.baseUrl = arguments[index + 1]
-        } else {
-            server = try TestServer()
-            config.baseUrl = server?.baseURL ?? ""
-            print("Started the embedded test server at \(config.baseUrl).")
-        }
-        defer { server?.stop() }
+        let server = try ExampleServer(arguments: arguments)
+        config.baseUrl = server.baseURL
+        defer { server.stop() }
 
         let token = try Token(try await LoginApi().response())
         print("Logged in; access token \(token.access).")
