@@ -37,6 +37,21 @@ enum OwnerOnlyFile {
         }
     }
 
+    /// Opens `url` for writing, owner-only (0600): appending to an existing file, or created or
+    /// truncated. A file that already existed gets mode 0600 too, which `O_TRUNC` alone would not give it.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the file and the system's reason.
+    static func openForWriting(_ url: URL, appending: Bool = false) throws(ErrandError) -> FileHandle {
+        let flags = O_WRONLY | O_CLOEXEC | (appending ? O_APPEND : O_CREAT | O_TRUNC)
+        let descriptor = open(url.path, flags, 0o600)
+        guard descriptor >= 0 else { throw failure(appending ? "cannot open" : "cannot create", url.path) }
+        guard fchmod(descriptor, 0o600) == 0 else {
+            let error = failure("cannot restrict access to", url.path)
+            close(descriptor)
+            throw error
+        }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
     /// Creates `directory` and any missing parents, readable by the owner only.
     /// - Throws: ``ErrandError/fileSystem(_:)`` naming the folder and why.
     static func createDirectory(_ directory: URL) throws(ErrandError) {

@@ -160,14 +160,16 @@ public struct MultipartFormData: Sendable {
     @discardableResult
     public func write(to fileURL: URL) throws(ErrandError) -> Int64 {
         let path = fileURL.path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .fileSystem("multipart body: cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let output: FileHandle
         do {
-            // An existing file keeps its mode through O_TRUNC; the body may hold private data.
-            guard fchmod(descriptor, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM) }
+            // The body may hold private data.
+            output = try OwnerOnlyFile.openForWriting(fileURL)
+        } catch .fileSystem(let reason) {
+            throw .fileSystem("multipart body: \(reason)")
+        } catch {
+            throw error
+        }
+        do {
             let written = try stream(to: output)
             try output.close()
             return written

@@ -191,7 +191,7 @@ final class PartialDownload: Sendable {
             (range.total != nil && record.expectedLength != nil && range.total != record.expectedLength)
             || (etag != nil && record.etag != nil && etag != record.etag)
             || (resumedByDate && lastModified != nil && lastModified != record.lastModified)
-        guard !changed, let output = openPartial(appending: true) else {
+        guard !changed, let output = try? OwnerOnlyFile.openForWriting(partialURL, appending: true) else {
             removeFiles()
             return .restartWithoutRange
         }
@@ -233,8 +233,13 @@ final class PartialDownload: Sendable {
         // The old record must go before the partial is truncated: a crash in between must not
         // leave new validators beside old bytes, or old validators beside new ones.
         try remove(recordURL)
-        guard let output = openPartial(appending: false) else {
-            throw failure("cannot create \(partialURL.path): \(String(cString: strerror(errno)))")
+        let output: FileHandle
+        do {
+            output = try OwnerOnlyFile.openForWriting(partialURL)
+        } catch .fileSystem(let reason) {
+            throw failure(reason)
+        } catch {
+            throw error
         }
         do throws(ErrandError) {
             try writeRecord(record)
@@ -367,19 +372,6 @@ final class PartialDownload: Sendable {
         }
     }
 
-    /// Opens the partial for appending, or creates or truncates it; owner-only (0600) either way.
-    private func openPartial(appending: Bool) -> FileHandle? {
-        let flags = O_WRONLY | O_CLOEXEC | (appending ? O_APPEND : O_CREAT | O_TRUNC)
-        let descriptor = open(partialURL.path, flags, 0o600)
-        guard descriptor >= 0 else { return nil }
-        // A file that already existed keeps its old mode through O_TRUNC.
-        guard fchmod(descriptor, 0o600) == 0 else {
-            close(descriptor)
-            return nil
-        }
-        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-    }
-
     private func readRecord() -> Record? {
         guard let data = try? Data(contentsOf: recordURL) else { return nil }
         return try? JSONDecoder().decode(Record.self, from: data)
@@ -393,8 +385,10 @@ final class PartialDownload: Sendable {
         let data = (try? encoder.encode(record)) ?? Data()
         do {
             try OwnerOnlyFile.write(data, to: recordURL)
+        } catch .fileSystem(let reason) {
+            throw failure(reason)
         } catch {
-            throw failure("cannot write the record: \(error)")
+            throw error
         }
     }
 
