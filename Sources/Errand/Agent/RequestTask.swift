@@ -169,6 +169,9 @@ public final class RequestTask: Sendable {
         var attempt = 0
         /// From sending an attempt until its response is complete.
         var attemptInFlight = false
+        /// From sending an attempt until the transport reports it completed, cancelled or not:
+        /// a body file must outlive the transport's reading it.
+        var transportRunning = false
         var transportTask: (any TransportTask)?
         /// Stops what the task waits for between attempts: an adapt, a retry decision, a backoff.
         var pendingWork: (@Sendable () -> Void)?
@@ -234,6 +237,7 @@ public final class RequestTask: Sendable {
             guard state.phase == .started, !state.isCancelled else { return nil }
             state.attempt += 1
             state.attemptInFlight = true
+            state.transportRunning = true
             state.sentRequest = request
             state.head = nil
             state.body = Data()
@@ -335,16 +339,35 @@ public final class RequestTask: Sendable {
             state.error = error
             state.transportTask = nil
             state.pendingWork = nil
-            defer { state.temporaryFiles = [] }
-            return state.temporaryFiles
+            return Self.takeTemporaryFilesIfUnused(&state)
         }
         guard let temporaryFiles else { return false }
-        for file in temporaryFiles {
-            try? FileManager.default.removeItem(at: file)
-        }
+        Self.remove(temporaryFiles)
         uploadReporter.finish()
         downloadReporter.finish()
         return true
+    }
+
+    /// Notes that the transport completed an attempt; a finished task's body files can go now.
+    func transportCompleted() {
+        let files = state.withLock { state in
+            state.transportRunning = false
+            return state.phase == .finished ? Self.takeTemporaryFilesIfUnused(&state) : []
+        }
+        Self.remove(files)
+    }
+
+    /// The body files to delete, unless the transport may still be reading one.
+    private static func takeTemporaryFilesIfUnused(_ state: inout State) -> [URL] {
+        guard !state.transportRunning else { return [] }
+        defer { state.temporaryFiles = [] }
+        return state.temporaryFiles
+    }
+
+    private static func remove(_ files: [URL]) {
+        for file in files {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     /// Holds this task's callback until `group` is empty: cache-then-network's fresh response

@@ -159,6 +159,9 @@ final class RequestPipeline: Sendable {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
         let transportTask = transport.send(outgoing) { [self] event in
+            defer {
+                if case .completed = event { task.transportCompleted() }
+            }
             switch download?.receive(event) ?? .record {
             case .record:
                 switch task.record(event, of: attempt, limit: plan.maximumResponseSize) {

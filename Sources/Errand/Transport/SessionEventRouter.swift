@@ -26,6 +26,34 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let routes = Locked([Int: Route]())
+    /// The session's delegate queue, where every cancel runs; see ``cancel(_:timedOut:)``.
+    private let delegateQueue: OperationQueue
+
+    init(delegateQueue: OperationQueue) {
+        self.delegateQueue = delegateQueue
+    }
+
+    /// Cancels `task` unless it already completed.
+    ///
+    /// On Linux, `URLSessionTask.cancel()` queues a failure report on the task's own queue, and
+    /// a completion already under way can finish — and drop the task from the session's
+    /// registry — before that report runs, which is then a fatal error in FoundationNetworking
+    /// (swift-corelibs-foundation SR-11310, seen here under load). So the cancel runs on the
+    /// delegate queue, where completions are delivered, only for a task not yet completed; and
+    /// the delegate queue is held until the task's queue has run the report (reading `priority`
+    /// waits for that queue), so the completion cannot overtake it.
+    func cancel(_ task: URLSessionTask, timedOut: Bool = false) {
+        delegateQueue.addOperation { [self] in
+            let isRouted = routes.withLock { routes in
+                guard routes[task.taskIdentifier] != nil else { return false }
+                if timedOut { routes[task.taskIdentifier]?.didTimeOut = true }
+                return true
+            }
+            guard isRouted else { return }
+            task.cancel()
+            _ = task.priority
+        }
+    }
 
     func register(
         _ task: URLSessionTask, idleTimeout: TimeInterval, deadline: TimeInterval?,
@@ -67,8 +95,7 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func timeOut(_ task: URLSessionTask) {
-        routes.withLock { $0[task.taskIdentifier]?.didTimeOut = true }
-        task.cancel()
+        cancel(task, timedOut: true)
     }
 
     /// Passes `event` on and notes the activity for the idle timeout.
