@@ -78,12 +78,14 @@ extension NetworkAgent {
 
     /// Stores `response` as the cached entry of `request`, as if `request` had received it — for
     /// example to fill the entries of detail requests from one list response. Does nothing when
-    /// `request` does not cache.
-    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
-    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
+    /// `request` does not cache. Unlike the stores after a response, which go to disk in the
+    /// background, this one is on disk when it returns.
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded;
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache
+    ///   directory, or the entry cannot be written (a full disk, a cache folder that is a file).
     public func saveCache(_ response: Response, for request: any BaseRequest) throws(ErrandError) {
         guard let settings = try CacheSettings(request: request, config: config) else { return }
-        pipeline.cache.store(response, as: settings)
+        try pipeline.cache.storeNow(response, as: settings)
     }
 
     /// Deletes the cached entry of `request`, from memory and disk.

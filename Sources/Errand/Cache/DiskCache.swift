@@ -127,11 +127,33 @@ final class DiskCache: Sendable {
         }
     }
 
+    /// Writes `entry` now, after the writes still queued.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when it cannot be written.
+    func storeNow(_ entry: CacheEntry, for key: CacheKey) throws(ErrandError) {
+        let result = writer.sync { () -> Result<Void, ErrandError> in
+            do throws(ErrandError) {
+                try write(entry, to: key)
+                state.withLock { state in
+                    state.pending[key] = nil
+                }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
     /// Runs on `writer`. A failed write leaves the previous entry, or none; the cache is an
     /// optimisation, so the response that was being stored is not failed for it.
     private func persist(_ entry: CacheEntry, to key: CacheKey) {
+        try? write(entry, to: key)
+    }
+
+    /// Runs on `writer`: writes the entry's file, then evicts what the folder's size limit requires.
+    private func write(_ entry: CacheEntry, to key: CacheKey) throws(ErrandError) {
         let file = entry.encoded()
-        guard (try? OwnerOnlyFile.write(file, to: key.fileURL, creatingDirectory: true)) != nil else { return }
+        try OwnerOnlyFile.write(file, to: key.fileURL, creatingDirectory: true)
         // The first write to a folder lists it, outside the lock that every lookup takes.
         let scanned = state.withLock { $0.indexes[key.directory] } == nil ? Self.scan(key.directory) : nil
         let evicted = state.withLock { state -> [URL] in

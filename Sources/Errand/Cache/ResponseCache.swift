@@ -68,6 +68,15 @@ final class ResponseCache: Sendable {
         disk.store(entry, for: settings.key)
     }
 
+    /// Keeps `response` as the entry `settings` name, on disk before it returns.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the entry cannot be written; memory keeps nothing then.
+    func storeNow(_ response: Response, as settings: CacheSettings) throws(ErrandError) {
+        let entry = CacheEntry(
+            response: response, settings: settings, appVersion: config.appVersion, storedAt: config.cacheClock())
+        try disk.storeNow(entry, for: settings.key)
+        memory.insert(entry, for: settings.key)
+    }
+
     func remove(_ key: CacheKey) {
         memory.remove(key)
         disk.remove(key)

@@ -395,7 +395,13 @@ final class PartialDownload: Sendable {
     private func createParentDirectory() throws(ErrandError) {
         let directory = targetURL.deletingLastPathComponent()
         guard !FileManager.default.fileExists(atPath: directory.path) else { return }
-        try OwnerOnlyFile.createDirectory(directory)
+        do {
+            try OwnerOnlyFile.createDirectory(directory)
+        } catch .fileSystem(let reason) {
+            throw failure(reason)
+        } catch {
+            throw error
+        }
     }
 
     /// Removes a file; one that is already gone is fine.
