@@ -27,7 +27,7 @@ public final class NetworkAgent: Sendable {
     ///     config's `sessionConfiguration`.
     public init(config: NetworkConfig = .shared, transport: (any Transport)? = nil) {
         self.config = config
-        self.transport = transport ?? URLSessionTransport(configuration: config.sessionConfiguration)
+        self.transport = transport ?? DefaultTransport.make(configuration: config.sessionConfiguration)
         self.queue = RequestQueue(maxConcurrent: 6)
         self.cache = ResponseCache(config: config)
     }

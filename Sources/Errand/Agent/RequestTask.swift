@@ -240,7 +240,7 @@ public final class RequestTask: Sendable {
                 $0.head = (statusCode, headers)
                 $0.body = Data()
             case .body(let chunk): $0.body.append(chunk)
-            case .uploadProgress, .completed: break
+            case .uploadProgress, .completed, .metrics: break
             }
         }
     }

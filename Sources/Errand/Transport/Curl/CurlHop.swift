@@ -1,0 +1,18 @@
+import Dispatch
+import Foundation
+
+/// One HTTP exchange of a request — the first, or one after a redirect — as the curl thread receives it.
+struct CurlHop: Sendable {
+    /// The request's number within its transport.
+    let id: Int
+    /// What to send, credentials already stripped if an earlier redirect left the origin.
+    var request: TransportRequest
+    /// The `Cookie` value from the cookie storage for this hop's URL, if any.
+    var cookieHeader: String?
+    /// Where the request's events go.
+    let mailbox: CurlEventMailbox
+    /// Redirects followed before this hop.
+    var redirectCount = 0
+    /// When the whole request must have ended, across redirects; `nil` for never.
+    let deadline: DispatchTime?
+}
