@@ -21,6 +21,8 @@ final class CurlDriver: Sendable {
     private let multiAddress: Int
     private let commands = Locked([Command]())
     private let nextID = Locked(0)
+    /// Requests sent and not completed: the thread outlives the transport until they end.
+    private let requestsInFlight = Locked(0)
 
     /// Creates the multi handle and starts its thread; `nil` when libcurl is not available.
     init?(cookies: CurlCookies, maximumConnectionsPerHost: Int) {
@@ -47,6 +49,25 @@ final class CurlDriver: Sendable {
             return id
         }
     }
+
+    /// Counts a new request until ``requestEnded()``.
+    func requestStarted() {
+        requestsInFlight.withLock { $0 += 1 }
+    }
+
+    /// A request completed; the last one wakes the thread, which may be waiting to shut down.
+    func requestEnded() {
+        let remaining = requestsInFlight.withLock { count in
+            count -= 1
+            return count
+        }
+        if remaining == 0, let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) {
+            _ = errand_curl_multi_wakeup(multi)
+        }
+    }
+
+    /// Whether any request is between ``requestStarted()`` and ``requestEnded()``.
+    var hasRequestsInFlight: Bool { requestsInFlight[\.self] > 0 }
 
     /// Queues `command` and wakes the curl thread.
     func submit(_ command: Command) {

@@ -33,16 +33,16 @@ final class CurlEventMailbox: Sendable {
     /// Asks the transfer to resume, once the consumer caught up.
     private let resume: @Sendable () -> Void
 
-    /// Where the transport keeps the most any of its requests ever held.
-    private let peak: Locked<Int>
+    /// Told once, when `.completed` is posted, the most body bytes the consumer ever had waiting.
+    private let closed: @Sendable (_ highWaterMark: Int) -> Void
 
     init(
         pauseThreshold: Int, events: @escaping @Sendable (TransportEvent) -> Void,
-        resume: @escaping @Sendable () -> Void, peak: Locked<Int>
+        resume: @escaping @Sendable () -> Void, closed: @escaping @Sendable (_ highWaterMark: Int) -> Void
     ) {
         self.pauseThreshold = pauseThreshold
         self.resume = resume
-        self.peak = peak
+        self.closed = closed
         state = Locked(State(events: events))
     }
 
@@ -96,7 +96,7 @@ final class CurlEventMailbox: Sendable {
             return (!state.isDraining, closedAt)
         }
         guard let startDrain else { return false }
-        if let closedAt { peak.withLock { $0 = max($0, closedAt) } }
+        if let closedAt { closed(closedAt) }
         if startDrain { DispatchQueue.global().async { self.drain() } }
         return true
     }

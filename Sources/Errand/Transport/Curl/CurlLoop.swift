@@ -27,7 +27,8 @@ final class CurlLoop {
     }
 
     func run() {
-        while !(isShuttingDown && transfers.isEmpty) {
+        // A request between redirects has no transfer, but is still in flight.
+        while !(isShuttingDown && transfers.isEmpty && !driver.hasRequestsInFlight) {
             driver.takeCommands().forEach(handle)
             var running: Int32 = 0
             _ = errand_curl_multi_perform(multi, &running)

@@ -58,7 +58,7 @@ public final class CurlTransport: Transport {
     }
 
     deinit {
-        // Each request's events closure holds the agent and so this transport: none runs now.
+        // The thread ends once the requests still in flight have completed.
         driver?.submit(.shutdown)
     }
 
@@ -67,10 +67,14 @@ public final class CurlTransport: Transport {
         -> any TransportTask
     {
         let id = driver?.makeID() ?? 0
+        driver?.requestStarted()
         let mailbox = CurlEventMailbox(
             pauseThreshold: bufferLimit, events: events,
             resume: { [driver] in driver?.submit(.resume(id: id)) },
-            peak: peakBuffered)
+            closed: { [driver, peakBuffered] highWaterMark in
+                peakBuffered.withLock { $0 = max($0, highWaterMark) }
+                driver?.requestEnded()
+            })
         let task = CurlTask(id: id, mailbox: mailbox, driver: driver)
         guard let driver else {
             let reason = "libcurl could not be loaded"
