@@ -112,11 +112,12 @@ struct CurlTransportTests {
     func noDataWithinTheTimeoutIntervalTimesOut(_ kind: TransportKind) async throws {
         var slow = try request("/delay/5")
         slow.timeoutInterval = 0.5
-        let started = Date()
         let probe = TransportProbe()
         _ = probe.send(slow, through: kind.make())
-        #expect(await probe.completion().error == .timedOut)
-        #expect(Date().timeIntervalSince(started) < 4)
+        let outcome = await probe.completion()
+        #expect(outcome.error == .timedOut)
+        // Ended by the timeout, not by the server's answer after 5 s.
+        #expect(outcome.headCount == 0)
     }
 
     @Test func theResourceDeadlineEndsABodyThatKeepsTrickling() async throws {
@@ -124,13 +125,12 @@ struct CurlTransportTests {
         var trickle = try request("/drip?numbytes=100&duration=10")
         trickle.timeoutInterval = 5
         trickle.timeoutIntervalForResource = 1
-        let started = Date()
         let probe = TransportProbe()
         _ = probe.send(trickle, through: CurlTransport())
         let outcome = await probe.completion()
         #expect(outcome.error == .timedOut)
+        // Some bytes came, the 10 s drip did not finish.
         #expect(!outcome.body.isEmpty && outcome.body.count < 100)
-        #expect(Date().timeIntervalSince(started) < 4)
     }
 
     @Test func cookiesAreStoredAndSentThroughTheConfigurationsStorage() async throws {
