@@ -16,26 +16,47 @@ struct CurlResponseHead {
         case complete
     }
 
-    /// Takes one raw line, CRLF included.
+    /// Takes one raw line, CRLF included. Works on bytes: this runs for every header line of every response.
     mutating func take(_ line: UnsafeRawBufferPointer) -> Outcome {
-        let text = String(decoding: line, as: UTF8.self)
-        let trimmed = text.trimmingCharacters(in: .newlines)
-        if trimmed.isEmpty {
+        let bytes = line.bindMemory(to: UInt8.self)
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        guard end > 0 else {
             // 101 switches protocols and is final; other 1xx are followed by the real response.
             return (100..<200).contains(statusCode) && statusCode != 101 ? .incomplete : .complete
         }
-        if trimmed.hasPrefix("HTTP/") {
-            statusCode = trimmed.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        let text = UnsafeBufferPointer(rebasing: bytes[0..<end])
+        if text.starts(with: Self.statusLinePrefix) {
+            statusCode = Self.statusCode(in: text)
             fields.removeAll(keepingCapacity: true)
-        } else if let first = trimmed.first, first == " " || first == "\t", let last = fields.indices.last {
+        } else if Self.isBlank(text[0]), let last = fields.indices.last {
             // An obsolete folded line continues the previous field.
-            fields[last].value += " " + trimmed.trimmingCharacters(in: .whitespaces)
-        } else if let colon = trimmed.firstIndex(of: ":") {
-            let name = String(trimmed[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(trimmed[trimmed.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-            fields.append((name, value))
+            fields[last].value += " " + Self.trimmed(text[...])
+        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+            fields.append((Self.trimmed(text[..<colon]), Self.trimmed(text[(colon + 1)...])))
         }
         return .incomplete
+    }
+
+    private static let statusLinePrefix = Array("HTTP/".utf8)
+
+    /// The three digits after the first space of a status line; `0` when there are none.
+    private static func statusCode(in line: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
+        let digits = line[(space + 1)...].prefix { (0x30...0x39).contains($0) }
+        guard digits.count == 3 else { return 0 }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        var slice = bytes[...]
+        while let first = slice.first, isBlank(first) { slice = slice.dropFirst() }
+        while let last = slice.last, isBlank(last) { slice = slice.dropLast() }
+        return String(decoding: slice, as: UTF8.self)
     }
 
     /// The fields as one dictionary: a repeated field's values joined with ", ", as URLSession
@@ -44,7 +65,7 @@ struct CurlResponseHead {
         var headers: [String: String] = [:]
         var spelling: [String: String] = [:]
         for (name, value) in fields {
-            let key = name.lowercased()
+            let key = String(decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
             if let existing = spelling[key] {
                 headers[existing, default: ""] += ", " + value
             } else {
@@ -57,6 +78,6 @@ struct CurlResponseHead {
 
     /// Every value of the field `name`, matched case-insensitively, unjoined (`Set-Cookie` values contain commas).
     func values(of name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 }

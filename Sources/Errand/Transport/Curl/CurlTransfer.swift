@@ -139,7 +139,7 @@ final class CurlTransfer {
         setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(max(request.timeoutInterval, 0.001) * 1000))
         _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_URL, request.url.absoluteString)
         // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
-        if request.value(forHeader: "Range") == nil && request.value(forHeader: "Accept-Encoding") != "identity" {
+        if request.headers.field("Range") == nil && request.headers.field("Accept-Encoding") != "identity" {
             _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_ACCEPT_ENCODING, "")
         }
         configureCallbacks()
@@ -192,7 +192,7 @@ final class CurlTransfer {
 
     private func configureHeaders(_ request: TransportRequest) {
         var lines: [String] = []
-        for (name, value) in request.headers where name.caseInsensitiveCompare("Content-Length") != .orderedSame {
+        for (name, value) in request.headers where !name.equalsIgnoringASCIICase("Content-Length") {
             // libcurl sends "Name;" as a field with an empty value; "Name:" would remove the field.
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
@@ -200,13 +200,14 @@ final class CurlTransfer {
         if upload != nil {
             // Waiting for "100 Continue" costs a round trip, and some servers never send it.
             lines.append("Expect:")
-            if request.body?.isEmpty == false && request.value(forHeader: "Content-Type") == nil {
+            if request.body?.isEmpty == false && request.headers.field("Content-Type") == nil {
                 // What URLSession sends for a body without a type.
                 lines.append("Content-Type: application/x-www-form-urlencoded")
             }
         }
         for line in lines {
-            headerList = errand_curl_slist_append(headerList, line)
+            // On failure libcurl returns nil and keeps the list: keep it too, so it is freed.
+            headerList = errand_curl_slist_append(headerList, line) ?? headerList
         }
         if let headerList { _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_HTTPHEADER, headerList) }
     }
