@@ -152,6 +152,32 @@ struct CurlTransportTests {
         #expect((await later.completion().json["cookies"] as? [String: String])?[name] == "oat")
     }
 
+    @Test func extremeTimeoutsAreClampedNotFatal() async throws {
+        for (idle, resource) in [(Double.infinity, Double.infinity), (.nan, .greatestFiniteMagnitude), (1e300, nil)] {
+            var request = try request("/get")
+            request.timeoutInterval = idle
+            request.timeoutIntervalForResource = resource
+            let probe = TransportProbe()
+            _ = probe.send(request, through: CurlTransport())
+            #expect(await probe.completion().statusCode == 200)
+        }
+        var negative = try request("/delay/5")
+        negative.timeoutIntervalForResource = -1
+        let probe = TransportProbe()
+        _ = probe.send(negative, through: CurlTransport())
+        #expect(await probe.completion().error == .timedOut)
+    }
+
+    @Test func aHeaderValueWithALineBreakIsNotSent() async throws {
+        var request = try request("/headers")
+        request.headers = ["X-Name": "ann\r\nX-Injected: yes", "X-Plain": "kept"]
+        let probe = TransportProbe()
+        _ = probe.send(request, through: CurlTransport())
+        let echoed = await probe.completion().echoedHeaders
+        #expect(echoed.headerField("X-Plain") == "kept")
+        #expect(echoed.headerField("X-Injected") == nil && echoed.headerField("X-Name") == nil)
+    }
+
     @Test func theDefaultTransportIsCurlOnLinuxUnlessOverridden() {
         let override = ProcessInfo.processInfo.environment[DefaultTransport.environmentVariable]
         let transport = DefaultTransport.make(configuration: .default)

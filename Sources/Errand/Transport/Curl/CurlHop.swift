@@ -16,3 +16,11 @@ struct CurlHop: Sendable {
     /// When the whole request must have ended, across redirects; `nil` for never.
     let deadline: DispatchTime?
 }
+
+extension CurlHop {
+    /// `seconds` as a timeout libcurl and `DispatchTime` can hold: NaN is the default 60, and
+    /// anything else lies between a millisecond and about four months (an infinite one included).
+    static func timeout(_ seconds: Double) -> Double {
+        seconds.isNaN ? 60 : min(max(seconds, 0.001), 10_000_000)
+    }
+}

@@ -51,7 +51,7 @@ final class CurlTransfer {
     var expiry: DispatchTime? {
         let idle =
             isPausedForConsumer
-            ? nil : lastActivity + max(hop.request.timeoutInterval, 0.001)
+            ? nil : lastActivity + CurlHop.timeout(hop.request.timeoutInterval)
         switch (idle, hop.deadline) {
         case (let idle?, let deadline?): return min(idle, deadline)
         case (let idle?, nil): return idle
@@ -136,7 +136,7 @@ final class CurlTransfer {
         setLong(ERRAND_CURLOPT_TCP_NODELAY, 1)
         setLong(ERRAND_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_2TLS))
-        setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(max(request.timeoutInterval, 0.001) * 1000))
+        setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(CurlHop.timeout(request.timeoutInterval) * 1000))
         _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_URL, request.url.absoluteString)
         // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
         if request.headers.field("Range") == nil && request.headers.field("Accept-Encoding") != "identity" {
@@ -193,6 +193,8 @@ final class CurlTransfer {
     private func configureHeaders(_ request: TransportRequest) {
         var lines: [String] = []
         for (name, value) in request.headers where !name.equalsIgnoringASCIICase("Content-Length") {
+            // A line break would end the field and start another that the caller never set.
+            guard !(name + value).contains(where: \.isNewline) else { continue }
             // libcurl sends "Name;" as a field with an empty value; "Name:" would remove the field.
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }

@@ -83,7 +83,7 @@ public final class CurlTransport: Transport {
         }
         var request = request
         request.headers.merge(additionalHeaders) { own, _ in own }
-        let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + $0 }
+        let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + CurlHop.timeout($0) }
         driver.submit(
             .start(
                 CurlHop(
