@@ -9,7 +9,9 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "Errand"),
+        .target(name: "Errand", dependencies: ["CErrandCurl"]),
+        // Loads libcurl at run time and declares the few functions and constants CurlTransport uses.
+        .target(name: "CErrandCurl"),
         // Loopback HTTP server for tests, examples and benchmarks; deliberately not a product.
         .target(name: "ErrandTestServer"),
         // Scenarios shared by the loopback suite and the httpbin interop suite.

@@ -7,7 +7,10 @@ import Foundation
 /// and the embedded server in another, so only the client's memory is counted, as it would be
 /// against a real server.
 enum TransferBenchmarks {
-    static let names = ["transfer.upload-256mib", "transfer.download-1gib"]
+    /// Each transfer through each transport: `curl` is ``CurlTransport``, `urlsession` ``URLSessionTransport``.
+    static let names = ["curl", "urlsession"].flatMap {
+        ["transfer.upload-256mib.\($0)", "transfer.download-1gib.\($0)"]
+    }
 
     /// One transfer: its size, how long it took, and the resident memory it peaked at.
     struct Result: Sendable {
@@ -72,12 +75,15 @@ enum TransferBenchmarks {
         let config = NetworkConfig()
         config.baseUrl = server.baseURL
         config.callbackQueue = DispatchQueue(label: "ErrandBenchmarks.transfer.callbacks")
-        let agent = NetworkAgent(config: config)
+        let transport: any Transport =
+            name.hasSuffix(".urlsession")
+            ? URLSessionTransport(configuration: config.sessionConfiguration) : CurlTransport()
+        let agent = NetworkAgent(config: config, transport: transport)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("errand-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
 
-        if name == "transfer.upload-256mib" {
+        if name.hasPrefix("transfer.upload-256mib") {
             let size = 256 << 20
             let file = folder.appendingPathComponent("upload.bin")
             try writeFile(file, size: size)

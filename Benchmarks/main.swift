@@ -82,9 +82,13 @@ func difference(_ name: String, _ base: String, _ label: String) {
 }
 print()
 difference("encoding.pipeline.10-arguments", "encoding.pipeline.no-arguments", "ten arguments vs none (stub pipeline)")
-difference("loopback.errand.sequential", "loopback.urlsession.sequential", "Errand vs URLSession alone, sequential")
-difference(
-    "loopback.errand.16-in-flight", "loopback.urlsession.16-in-flight", "Errand vs URLSession alone, 16 in flight")
+for inFlight in LoopbackBenchmarks.concurrencies {
+    let baseline = LoopbackBenchmarks.name(.urlsession, inFlight: inFlight)
+    for client in LoopbackBenchmarks.Client.allCases.dropFirst() {
+        let name = LoopbackBenchmarks.name(client, inFlight: inFlight)
+        difference(name, baseline, "\(client.rawValue) vs URLSession alone, \(inFlight) in flight")
+    }
+}
 if !transfers.isEmpty {
     print()
     func mebibytes(_ kibibytes: Int?) -> String {

@@ -27,8 +27,8 @@ enum Socket {
         private static let sendFlags: Int32 = 0
     #endif
 
-    /// Opens a listening TCP socket on 127.0.0.1 and returns it with the port actually bound.
-    static func makeListener(port: UInt16) throws -> (descriptor: Int32, port: UInt16) {
+    /// Opens a listening TCP socket on `host` (an IPv4 loopback address) and returns it with the port actually bound.
+    static func makeListener(host: String = "127.0.0.1", port: UInt16) throws -> (descriptor: Int32, port: UInt16) {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { throw TestServerError("socket()", errno: errno) }
         var succeeded = false
@@ -39,13 +39,13 @@ enum Socket {
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
 
-        var address = loopbackAddress(port: port)
+        var address = loopbackAddress(host: host, port: port)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0 else { throw TestServerError("bind(127.0.0.1:\(port))", errno: errno) }
+        guard bound == 0 else { throw TestServerError("bind(\(host):\(port))", errno: errno) }
         guard listen(fd, SOMAXCONN) == 0 else { throw TestServerError("listen()", errno: errno) }
 
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -128,10 +128,10 @@ enum Socket {
 
     /// Connects to the listener and hangs up at once: on Darwin, shutdown(2) does not wake a
     /// blocked accept(2), a new connection does. On Linux the connect is simply refused.
-    static func poke(port: UInt16) {
+    static func poke(host: String = "127.0.0.1", port: UInt16) {
         let fd = socket(AF_INET, streamType, 0)
         guard fd >= 0 else { return }
-        var address = loopbackAddress(port: port)
+        var address = loopbackAddress(host: host, port: port)
         _ = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -140,14 +140,14 @@ enum Socket {
         close(fd)
     }
 
-    private static func loopbackAddress(port: UInt16) -> sockaddr_in {
+    private static func loopbackAddress(host: String, port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()
         #if canImport(Darwin)
             address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
         #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        if inet_pton(AF_INET, host, &address.sin_addr) != 1 { address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian }
         return address
     }
 

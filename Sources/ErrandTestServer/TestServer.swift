@@ -72,18 +72,23 @@ public final class TestServer: Sendable {
     /// The port the server listens on; the kernel's choice when `init` was given 0.
     public let port: UInt16
 
-    /// `http://127.0.0.1:<port>`, without a trailing slash.
+    /// The loopback address the server listens on, `127.0.0.1` unless `init` was given another.
+    public let host: String
+
+    /// `http://<host>:<port>`, without a trailing slash.
     public var baseURL: String {
-        "http://127.0.0.1:\(port)"
+        "http://\(host):\(port)"
     }
 
     private let state: ServerState
 
-    /// Binds 127.0.0.1:`port` (0 picks a free port) and starts accepting connections at once.
+    /// Binds `host`:`port` (0 picks a free port) and starts accepting connections at once. A second
+    /// loopback address such as `127.0.0.2` gives tests a second origin on the same machine.
     /// - Throws: ``TestServerError`` naming the socket call that failed and why.
-    public init(port: UInt16 = 0) throws {
+    public init(host: String = "127.0.0.1", port: UInt16 = 0) throws {
         _ = Self.ignoreSIGPIPE
-        let listener = try Socket.makeListener(port: port)
+        let listener = try Socket.makeListener(host: host, port: port)
+        self.host = host
         self.port = listener.port
         state = ServerState(listener: listener.descriptor, port: listener.port)
 
@@ -99,7 +104,7 @@ public final class TestServer: Sendable {
     /// handlers end now; clients see their connection closed. Safe to call more than once.
     public func stop() {
         guard state.stop() else { return }
-        Socket.poke(port: port)
+        Socket.poke(host: host, port: port)
         state.waitForListenerClosed(timeout: 2)
     }
 
@@ -186,7 +191,8 @@ public final class TestServer: Sendable {
 
     // MARK: Internals
 
-    private static let router = Router(routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all)
+    private static let router = Router(
+        routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

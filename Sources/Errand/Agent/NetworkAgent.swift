@@ -26,7 +26,7 @@ public final class NetworkAgent: Sendable {
 
     init(config: NetworkConfig, transport: (any Transport)?, retryTimer: RetryTimer) {
         self.config = config
-        let transport = transport ?? URLSessionTransport(configuration: config.sessionConfiguration)
+        let transport = transport ?? DefaultTransport.make(configuration: config.sessionConfiguration)
         pipeline = RequestPipeline(config: config, transport: transport, retryTimer: retryTimer)
     }
 

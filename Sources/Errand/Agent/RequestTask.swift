@@ -299,7 +299,7 @@ public final class RequestTask: Sendable {
                     return .tooLarge
                 }
                 $0.body.append(chunk)
-            case .uploadProgress, .completed: break
+            case .uploadProgress, .completed, .metrics: break
             }
             return .kept
         }

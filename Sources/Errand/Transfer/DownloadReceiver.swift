@@ -58,7 +58,7 @@ final class DownloadReceiver: Sendable {
             }
             reportProgress()
             return .consumed
-        case .uploadProgress:
+        case .uploadProgress, .metrics:
             return .record
         case .completed:
             let wasRestarting = state.withLock { state in

@@ -39,9 +39,9 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// a completion already under way can finish — and drop the task from the session's
     /// registry — before that report runs, which is then a fatal error in FoundationNetworking
     /// (swift-corelibs-foundation SR-11310, seen here under load). So the cancel runs on the
-    /// delegate queue, where completions are delivered, only for a task not yet completed; and
-    /// the delegate queue is held until the task's queue has run the report (reading `priority`
-    /// waits for that queue), so the completion cannot overtake it.
+    /// delegate queue, where completions are delivered, only for a task not yet completed. (The
+    /// session also has no URL cache, whose lookup would delay the report; see
+    /// ``URLSessionTransport``.)
     func cancel(_ task: URLSessionTask, timedOut: Bool = false) {
         delegateQueue.addOperation { [self] in
             let isRouted = routes.withLock { routes in
@@ -49,9 +49,7 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
                 if timedOut { routes[task.taskIdentifier]?.didTimeOut = true }
                 return true
             }
-            guard isRouted else { return }
-            task.cancel()
-            _ = task.priority
+            if isRouted { task.cancel() }
         }
     }
 

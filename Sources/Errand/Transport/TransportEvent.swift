@@ -8,6 +8,9 @@ public enum TransportEvent: Sendable {
     case body(Data)
     /// Part of the request body was sent: bytes so far, and the total when known.
     case uploadProgress(bytesSent: Int64, totalBytes: Int64?)
+    /// How the exchange went: timings and protocol, reported by transports that measure them
+    /// (``CurlTransport``) just before ``completed(_:)``; others never send it.
+    case metrics(TransportMetrics)
     /// The exchange ended: `nil` when the whole response arrived (whatever its status), else why it failed.
     case completed(ErrandError?)
 }

@@ -1,0 +1,150 @@
+#include "CErrandCurl.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+// libcurl's message for a finished transfer; only the layout matters here.
+typedef struct {
+    int msg;
+    void *easy;
+    union {
+        void *whatever;
+        int result;
+    } data;
+} errand_curl_message;
+
+#define ERRAND_CURLMSG_DONE 1
+#define ERRAND_CURL_GLOBAL_ALL 3
+
+static struct {
+    int (*global_init)(long flags);
+    void *(*easy_init)(void);
+    void (*easy_cleanup)(void *);
+    void (*easy_reset)(void *);
+    int (*easy_setopt)(void *, int, ...);
+    int (*easy_getinfo)(void *, int, ...);
+    int (*easy_pause)(void *, int);
+    const char *(*easy_strerror)(int);
+    void *(*slist_append)(void *, const char *);
+    void (*slist_free_all)(void *);
+    void *(*multi_init)(void);
+    int (*multi_cleanup)(void *);
+    int (*multi_setopt)(void *, int, ...);
+    int (*multi_add_handle)(void *, void *);
+    int (*multi_remove_handle)(void *, void *);
+    int (*multi_perform)(void *, int *);
+    int (*multi_poll)(void *, void *, unsigned, int, int *);
+    int (*multi_wakeup)(void *);
+    errand_curl_message *(*multi_info_read)(void *, int *);
+} curl;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int loaded = 0;
+
+static void *open_library(void) {
+    // The versioned name is what distributions install without a development package.
+    static const char *const names[] = {"libcurl.so.4", "libcurl.so", "libcurl-gnutls.so.4", "libcurl.4.dylib"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        void *library = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+        if (library) return library;
+    }
+    return NULL;
+}
+
+#define ERRAND_LOAD(field, symbol) \
+    if (!(*(void **)(&curl.field) = dlsym(library, symbol))) return;
+
+static void load(void) {
+    void *library = open_library();
+    if (!library) return;
+    ERRAND_LOAD(global_init, "curl_global_init")
+    ERRAND_LOAD(easy_init, "curl_easy_init")
+    ERRAND_LOAD(easy_cleanup, "curl_easy_cleanup")
+    ERRAND_LOAD(easy_reset, "curl_easy_reset")
+    ERRAND_LOAD(easy_setopt, "curl_easy_setopt")
+    ERRAND_LOAD(easy_getinfo, "curl_easy_getinfo")
+    ERRAND_LOAD(easy_pause, "curl_easy_pause")
+    ERRAND_LOAD(easy_strerror, "curl_easy_strerror")
+    ERRAND_LOAD(slist_append, "curl_slist_append")
+    ERRAND_LOAD(slist_free_all, "curl_slist_free_all")
+    ERRAND_LOAD(multi_init, "curl_multi_init")
+    ERRAND_LOAD(multi_cleanup, "curl_multi_cleanup")
+    ERRAND_LOAD(multi_setopt, "curl_multi_setopt")
+    ERRAND_LOAD(multi_add_handle, "curl_multi_add_handle")
+    ERRAND_LOAD(multi_remove_handle, "curl_multi_remove_handle")
+    ERRAND_LOAD(multi_perform, "curl_multi_perform")
+    // curl_multi_poll and curl_multi_wakeup arrived in libcurl 7.68; an older library is not used.
+    ERRAND_LOAD(multi_poll, "curl_multi_poll")
+    ERRAND_LOAD(multi_wakeup, "curl_multi_wakeup")
+    ERRAND_LOAD(multi_info_read, "curl_multi_info_read")
+    // Not thread-safe in old versions, hence once, before any handle exists.
+    loaded = curl.global_init(ERRAND_CURL_GLOBAL_ALL) == ERRAND_CURLE_OK;
+}
+
+int errand_curl_load(void) {
+    pthread_once(&load_once, load);
+    return loaded;
+}
+
+void *errand_curl_easy_init(void) { return curl.easy_init(); }
+void errand_curl_easy_cleanup(void *easy) { curl.easy_cleanup(easy); }
+void errand_curl_easy_reset(void *easy) { curl.easy_reset(easy); }
+
+int errand_curl_easy_setopt_long(void *easy, int option, long value) { return curl.easy_setopt(easy, option, value); }
+
+int errand_curl_easy_setopt_pointer(void *easy, int option, const void *value) {
+    return curl.easy_setopt(easy, option, value);
+}
+
+int errand_curl_easy_setopt_string(void *easy, int option, const char *value) {
+    return curl.easy_setopt(easy, option, value);
+}
+
+int errand_curl_easy_setopt_off(void *easy, int option, int64_t value) {
+    return curl.easy_setopt(easy, option, value);
+}
+
+int errand_curl_easy_setopt_data_callback(void *easy, int option, errand_curl_data_callback callback) {
+    return curl.easy_setopt(easy, option, callback);
+}
+
+int errand_curl_easy_setopt_seek_callback(void *easy, int option, errand_curl_seek_callback callback) {
+    return curl.easy_setopt(easy, option, callback);
+}
+
+int errand_curl_easy_getinfo_long(void *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
+
+int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value) {
+    return curl.easy_getinfo(easy, info, value);
+}
+
+int errand_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
+const char *errand_curl_easy_strerror(int code) { return curl.easy_strerror(code); }
+
+void *errand_curl_slist_append(void *list, const char *string) { return curl.slist_append(list, string); }
+void errand_curl_slist_free_all(void *list) { curl.slist_free_all(list); }
+
+void *errand_curl_multi_init(void) { return curl.multi_init(); }
+int errand_curl_multi_cleanup(void *multi) { return curl.multi_cleanup(multi); }
+
+int errand_curl_multi_setopt_long(void *multi, int option, long value) {
+    return curl.multi_setopt(multi, option, value);
+}
+
+int errand_curl_multi_add_handle(void *multi, void *easy) { return curl.multi_add_handle(multi, easy); }
+int errand_curl_multi_remove_handle(void *multi, void *easy) { return curl.multi_remove_handle(multi, easy); }
+int errand_curl_multi_perform(void *multi, int *running) { return curl.multi_perform(multi, running); }
+int errand_curl_multi_poll(void *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
+int errand_curl_multi_wakeup(void *multi) { return curl.multi_wakeup(multi); }
+
+int errand_curl_multi_next_done(void *multi, void **easy, int *result) {
+    int queued = 0;
+    errand_curl_message *message;
+    while ((message = curl.multi_info_read(multi, &queued))) {
+        if (message->msg != ERRAND_CURLMSG_DONE) continue;
+        *easy = message->easy;
+        *result = message->data.result;
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,121 @@
+// The few libcurl functions and constants Errand uses, declared here rather than taken from
+// curl's headers so that building needs no development package: the library itself is loaded
+// at run time with dlopen. The values are libcurl's public, stable ABI.
+#ifndef CERRANDCURL_H
+#define CERRANDCURL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+// Option numbers: the type base (0 long, 10000 pointer, 20000 function, 30000 curl_off_t) plus the option's index.
+#define ERRAND_CURLOPT_WRITEDATA 10001
+#define ERRAND_CURLOPT_URL 10002
+#define ERRAND_CURLOPT_READDATA 10009
+#define ERRAND_CURLOPT_WRITEFUNCTION 20011
+#define ERRAND_CURLOPT_READFUNCTION 20012
+#define ERRAND_CURLOPT_HTTPHEADER 10023
+#define ERRAND_CURLOPT_HEADERDATA 10029
+#define ERRAND_CURLOPT_CUSTOMREQUEST 10036
+#define ERRAND_CURLOPT_NOPROGRESS 43
+#define ERRAND_CURLOPT_NOBODY 44
+#define ERRAND_CURLOPT_UPLOAD 46
+#define ERRAND_CURLOPT_HEADERFUNCTION 20079
+#define ERRAND_CURLOPT_HTTPGET 80
+#define ERRAND_CURLOPT_HTTP_VERSION 84
+#define ERRAND_CURLOPT_NOSIGNAL 99
+#define ERRAND_CURLOPT_ACCEPT_ENCODING 10102
+#define ERRAND_CURLOPT_PRIVATE 10103
+#define ERRAND_CURLOPT_INFILESIZE_LARGE 30115
+#define ERRAND_CURLOPT_TCP_NODELAY 121
+#define ERRAND_CURLOPT_CONNECTTIMEOUT_MS 156
+#define ERRAND_CURLOPT_HTTP_CONTENT_DECODING 158
+#define ERRAND_CURLOPT_SEEKFUNCTION 20167
+#define ERRAND_CURLOPT_SEEKDATA 10168
+#define ERRAND_CURLOPT_SUPPRESS_CONNECT_HEADERS 265
+
+#define ERRAND_CURLMOPT_MAXCONNECTS 6
+#define ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS 7
+
+// Info numbers: the type base (0x200000 long, 0x100000 string or pointer, 0x600000 curl_off_t) plus the index.
+#define ERRAND_CURLINFO_RESPONSE_CODE 0x200002
+#define ERRAND_CURLINFO_HTTP_VERSION 0x20002E
+#define ERRAND_CURLINFO_TOTAL_TIME_T 0x600032
+#define ERRAND_CURLINFO_NAMELOOKUP_TIME_T 0x600033
+#define ERRAND_CURLINFO_CONNECT_TIME_T 0x600034
+#define ERRAND_CURLINFO_STARTTRANSFER_TIME_T 0x600036
+#define ERRAND_CURLINFO_APPCONNECT_TIME_T 0x600038
+
+#define ERRAND_CURL_WRITEFUNC_PAUSE 0x10000001
+#define ERRAND_CURL_READFUNC_ABORT 0x10000000
+#define ERRAND_CURL_SEEKFUNC_OK 0
+#define ERRAND_CURL_SEEKFUNC_CANTSEEK 2
+#define ERRAND_CURLPAUSE_CONT 0
+#define ERRAND_CURL_HTTP_VERSION_1_0 1
+#define ERRAND_CURL_HTTP_VERSION_1_1 2
+#define ERRAND_CURL_HTTP_VERSION_2 3
+#define ERRAND_CURL_HTTP_VERSION_2TLS 4
+#define ERRAND_CURL_HTTP_VERSION_3 30
+
+// CURLcode values Errand tells apart.
+#define ERRAND_CURLE_OK 0
+#define ERRAND_CURLE_UNSUPPORTED_PROTOCOL 1
+#define ERRAND_CURLE_URL_MALFORMAT 3
+#define ERRAND_CURLE_COULDNT_RESOLVE_PROXY 5
+#define ERRAND_CURLE_COULDNT_RESOLVE_HOST 6
+#define ERRAND_CURLE_COULDNT_CONNECT 7
+#define ERRAND_CURLE_WEIRD_SERVER_REPLY 8
+#define ERRAND_CURLE_HTTP2 16
+#define ERRAND_CURLE_PARTIAL_FILE 18
+#define ERRAND_CURLE_READ_ERROR 26
+#define ERRAND_CURLE_OPERATION_TIMEDOUT 28
+#define ERRAND_CURLE_SSL_CONNECT_ERROR 35
+#define ERRAND_CURLE_ABORTED_BY_CALLBACK 42
+#define ERRAND_CURLE_TOO_MANY_REDIRECTS 47
+#define ERRAND_CURLE_GOT_NOTHING 52
+#define ERRAND_CURLE_SEND_ERROR 55
+#define ERRAND_CURLE_RECV_ERROR 56
+#define ERRAND_CURLE_SSL_CERTPROBLEM 58
+#define ERRAND_CURLE_SSL_CIPHER 59
+#define ERRAND_CURLE_PEER_FAILED_VERIFICATION 60
+#define ERRAND_CURLE_BAD_CONTENT_ENCODING 61
+#define ERRAND_CURLE_SEND_FAIL_REWIND 65
+#define ERRAND_CURLE_SSL_CACERT_BADFILE 77
+#define ERRAND_CURLE_HTTP2_STREAM 92
+
+/// A write, header or read callback: `(buffer, size, count, userdata)`, as libcurl calls them.
+typedef size_t (*errand_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
+/// A seek callback: `(userdata, offset, origin)`.
+typedef int (*errand_curl_seek_callback)(void *userdata, int64_t offset, int origin);
+
+/// Loads libcurl and initialises it once; 1 when every function Errand uses was found, else 0.
+int errand_curl_load(void);
+
+void *errand_curl_easy_init(void);
+void errand_curl_easy_cleanup(void *easy);
+void errand_curl_easy_reset(void *easy);
+int errand_curl_easy_setopt_long(void *easy, int option, long value);
+int errand_curl_easy_setopt_pointer(void *easy, int option, const void *value);
+int errand_curl_easy_setopt_string(void *easy, int option, const char *value);
+int errand_curl_easy_setopt_off(void *easy, int option, int64_t value);
+int errand_curl_easy_setopt_data_callback(void *easy, int option, errand_curl_data_callback callback);
+int errand_curl_easy_setopt_seek_callback(void *easy, int option, errand_curl_seek_callback callback);
+int errand_curl_easy_getinfo_long(void *easy, int info, long *value);
+int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value);
+int errand_curl_easy_pause(void *easy, int bitmask);
+const char *errand_curl_easy_strerror(int code);
+
+void *errand_curl_slist_append(void *list, const char *string);
+void errand_curl_slist_free_all(void *list);
+
+void *errand_curl_multi_init(void);
+int errand_curl_multi_cleanup(void *multi);
+int errand_curl_multi_setopt_long(void *multi, int option, long value);
+int errand_curl_multi_add_handle(void *multi, void *easy);
+int errand_curl_multi_remove_handle(void *multi, void *easy);
+int errand_curl_multi_perform(void *multi, int *running);
+int errand_curl_multi_poll(void *multi, int timeout_ms);
+int errand_curl_multi_wakeup(void *multi);
+/// The next finished transfer, if any: 1 with `easy` and `result` set, else 0.
+int errand_curl_multi_next_done(void *multi, void **easy, int *result);
+
+#endif

@@ -1,0 +1,44 @@
+import CErrandCurl
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Turns libcurl's result codes into the ``ErrandError`` that URLSessionTransport reports for the same failure.
+enum CurlErrorMapping {
+    /// The error for a transfer of `url` that ended with `code`; `nil` for success.
+    static func error(for code: Int32, url: URL) -> ErrandError? {
+        guard code != ERRAND_CURLE_OK else { return nil }
+        switch code {
+        case ERRAND_CURLE_OPERATION_TIMEDOUT: return .timedOut
+        case ERRAND_CURLE_ABORTED_BY_CALLBACK: return .cancelled
+        default:
+            let userInfo: [String: Any] = [
+                NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: CurlLibrary.describe(code),
+            ]
+            return .transport(URLError(urlErrorCode(for: code), userInfo: userInfo))
+        }
+    }
+
+    private static func urlErrorCode(for code: Int32) -> URLError.Code {
+        switch code {
+        case ERRAND_CURLE_UNSUPPORTED_PROTOCOL: .unsupportedURL
+        case ERRAND_CURLE_URL_MALFORMAT: .badURL
+        case ERRAND_CURLE_COULDNT_RESOLVE_HOST, ERRAND_CURLE_COULDNT_RESOLVE_PROXY: .cannotFindHost
+        case ERRAND_CURLE_COULDNT_CONNECT: .cannotConnectToHost
+        case ERRAND_CURLE_GOT_NOTHING, ERRAND_CURLE_WEIRD_SERVER_REPLY: .badServerResponse
+        case ERRAND_CURLE_PARTIAL_FILE, ERRAND_CURLE_RECV_ERROR, ERRAND_CURLE_SEND_ERROR, ERRAND_CURLE_HTTP2,
+            ERRAND_CURLE_HTTP2_STREAM, ERRAND_CURLE_SEND_FAIL_REWIND:
+            .networkConnectionLost
+        case ERRAND_CURLE_BAD_CONTENT_ENCODING: .cannotDecodeContentData
+        case ERRAND_CURLE_PEER_FAILED_VERIFICATION: .serverCertificateUntrusted
+        case ERRAND_CURLE_SSL_CONNECT_ERROR, ERRAND_CURLE_SSL_CERTPROBLEM, ERRAND_CURLE_SSL_CIPHER,
+            ERRAND_CURLE_SSL_CACERT_BADFILE:
+            .secureConnectionFailed
+        case ERRAND_CURLE_TOO_MANY_REDIRECTS: .httpTooManyRedirects
+        case ERRAND_CURLE_READ_ERROR: .cannotOpenFile
+        default: .unknown
+        }
+    }
+}

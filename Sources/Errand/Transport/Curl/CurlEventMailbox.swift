@@ -1,0 +1,142 @@
+import Dispatch
+import Foundation
+
+/// Hands one request's events to its consumer in order, one at a time, off libcurl's thread,
+/// and counts the body bytes handed over but not yet consumed, so that the transfer can pause
+/// while the consumer is behind instead of piling the body up in memory.
+///
+/// It also runs the request's work that must not block libcurl's thread — cookie storage,
+/// following a redirect — in order with its events.
+final class CurlEventMailbox: Sendable {
+    private enum Item {
+        case event(TransportEvent)
+        case work(@Sendable () -> Void)
+    }
+
+    private struct State {
+        var events: (@Sendable (TransportEvent) -> Void)?
+        var items: [Item] = []
+        var isDraining = false
+        /// `.completed` was posted: nothing more is accepted.
+        var isClosed = false
+        /// Body bytes accepted whose event has not returned yet.
+        var unconsumedBytes = 0
+        /// The most `unconsumedBytes` ever reached.
+        var highWaterMark = 0
+        /// The transfer paused itself and waits to be told to resume.
+        var wantsResume = false
+    }
+
+    private let state: Locked<State>
+    /// Bytes not yet consumed beyond which the transfer pauses; it resumes below half of it.
+    private let pauseThreshold: Int
+    /// Asks the transfer to resume, once the consumer caught up.
+    private let resume: @Sendable () -> Void
+
+    /// Told once, when `.completed` is posted, the most body bytes the consumer ever had waiting.
+    private let closed: @Sendable (_ highWaterMark: Int) -> Void
+
+    init(
+        pauseThreshold: Int, events: @escaping @Sendable (TransportEvent) -> Void,
+        resume: @escaping @Sendable () -> Void, closed: @escaping @Sendable (_ highWaterMark: Int) -> Void
+    ) {
+        self.pauseThreshold = pauseThreshold
+        self.resume = resume
+        self.closed = closed
+        state = Locked(State(events: events))
+    }
+
+    /// Whether `.completed` was posted, by the transfer or a cancellation.
+    var isClosed: Bool { state[\.isClosed] }
+
+    /// Posts a body chunk unless the consumer is too far behind; then `false`, and the transfer
+    /// pauses until `resume` is called.
+    func postBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let accepted = state.withLock { state -> Bool in
+            if state.isClosed { return true }
+            guard state.unconsumedBytes < pauseThreshold else {
+                state.wantsResume = true
+                return false
+            }
+            state.unconsumedBytes += bytes.count
+            state.highWaterMark = max(state.highWaterMark, state.unconsumedBytes)
+            return true
+        }
+        if accepted { post(.event(.body(Data(bytes)))) }
+        return accepted
+    }
+
+    /// Posts an event; `.completed` closes the mailbox.
+    func post(_ event: TransportEvent) {
+        post(.event(event))
+    }
+
+    /// Runs `work` in order with the events, unless the mailbox is closed by then.
+    func perform(_ work: @escaping @Sendable () -> Void) {
+        post(.work(work))
+    }
+
+    /// Posts `.completed(error)` unless already closed; `true` when this call closed it.
+    @discardableResult
+    func close(with error: ErrandError?) -> Bool {
+        post(.event(.completed(error)))
+    }
+
+    @discardableResult
+    private func post(_ item: Item) -> Bool {
+        let (startDrain, closedAt) = state.withLock { state -> (Bool?, Int?) in
+            guard !state.isClosed else { return (nil, nil) }
+            var closedAt: Int?
+            if case .event(.completed) = item {
+                state.isClosed = true
+                closedAt = state.highWaterMark
+            }
+            state.items.append(item)
+            defer { state.isDraining = true }
+            return (!state.isDraining, closedAt)
+        }
+        guard let startDrain else { return false }
+        if let closedAt { closed(closedAt) }
+        if startDrain { DispatchQueue.global().async { self.drain() } }
+        return true
+    }
+
+    private func drain() {
+        while true {
+            let (items, events) = state.withLock { state -> ([Item], (@Sendable (TransportEvent) -> Void)?) in
+                defer { state.items.removeAll(keepingCapacity: true) }
+                if state.items.isEmpty { state.isDraining = false }
+                return (state.items, state.events)
+            }
+            guard !items.isEmpty, let events else { return }
+            for item in items {
+                deliver(item, to: events)
+            }
+        }
+    }
+
+    private func deliver(_ item: Item, to events: @Sendable (TransportEvent) -> Void) {
+        switch item {
+        case .work(let work):
+            work()
+        case .event(let event):
+            events(event)
+            switch event {
+            case .body(let chunk): consumed(chunk.count)
+            // Nothing follows the completion: let go of the consumer and what it holds.
+            case .completed: state.withLock { $0.events = nil }
+            default: break
+            }
+        }
+    }
+
+    private func consumed(_ count: Int) {
+        let resumeNow = state.withLock { state -> Bool in
+            state.unconsumedBytes -= count
+            guard state.wantsResume, state.unconsumedBytes <= pauseThreshold / 2 else { return false }
+            state.wantsResume = false
+            return true
+        }
+        if resumeNow { resume() }
+    }
+}

@@ -1,0 +1,24 @@
+import CErrandCurl
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// libcurl, loaded at run time: Linux always has it, because FoundationNetworking links it.
+enum CurlLibrary {
+    /// Whether libcurl was found, has every function Errand uses, and initialised. Loaded on first use.
+    static let isLoaded: Bool = {
+        // A write to a connection the peer closed raises SIGPIPE, which ends the process by
+        // default; libcurl cannot block it on every path, so Errand ignores it, as URLSession does.
+        _ = signal(SIGPIPE, SIG_IGN)
+        return errand_curl_load() == 1
+    }()
+
+    /// libcurl's one-line description of a `CURLcode`.
+    static func describe(_ code: Int32) -> String {
+        errand_curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code)"
+    }
+}

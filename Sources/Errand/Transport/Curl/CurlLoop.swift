@@ -1,0 +1,147 @@
+import CErrandCurl
+import Dispatch
+import Foundation
+
+/// The curl thread's loop: runs the multi handle, starts, cancels and resumes transfers as
+/// commanded, enforces timeouts, and reports each finished hop.
+final class CurlLoop {
+    private let driver: CurlDriver
+    private let multi: UnsafeMutableRawPointer
+    private let cookies: CurlCookies
+    private let redirectPolicy = RedirectPolicy()
+    private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var handlesByID: [Int: UnsafeMutableRawPointer] = [:]
+    /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
+    private var spareHandles: [UnsafeMutableRawPointer] = []
+    private var isShuttingDown = false
+
+    /// Spare handles kept; more are freed.
+    private static let spareHandleLimit = 64
+    /// The longest the thread sleeps without a timeout due.
+    private static let maximumPollMilliseconds = 1000
+
+    init(driver: CurlDriver, multi: UnsafeMutableRawPointer, cookies: CurlCookies) {
+        self.driver = driver
+        self.multi = multi
+        self.cookies = cookies
+    }
+
+    func run() {
+        // A request between redirects has no transfer, but is still in flight.
+        while !(isShuttingDown && transfers.isEmpty && !driver.hasRequestsInFlight) {
+            driver.takeCommands().forEach(handle)
+            var running: Int32 = 0
+            _ = errand_curl_multi_perform(multi, &running)
+            collectFinished()
+            expireTimeouts()
+            _ = errand_curl_multi_poll(multi, Int32(pollMilliseconds()))
+        }
+        spareHandles.forEach(errand_curl_easy_cleanup)
+        spareHandles.removeAll()
+    }
+
+    private func handle(_ command: CurlDriver.Command) {
+        switch command {
+        case .start(let hop): start(hop)
+        case .cancel(let id): handlesByID[id].flatMap { transfers[$0] }.map(remove)
+        case .resume(let id): handlesByID[id].flatMap { transfers[$0] }?.resume()
+        case .shutdown: isShuttingDown = true
+        }
+    }
+
+    private func start(_ hop: CurlHop) {
+        // Cancelled while queued or between redirects.
+        guard !hop.mailbox.isClosed else { return }
+        guard let easy = spareHandles.popLast() ?? errand_curl_easy_init() else {
+            hop.mailbox.close(
+                with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url])))
+            return
+        }
+        let transfer: CurlTransfer
+        do {
+            transfer = try CurlTransfer(hop: hop, easy: easy, cookies: cookies)
+        } catch {
+            recycle(easy)
+            hop.mailbox.close(with: error)
+            return
+        }
+        transfers[easy] = transfer
+        handlesByID[hop.id] = easy
+        _ = errand_curl_multi_add_handle(multi, easy)
+    }
+
+    private func collectFinished() {
+        var easy: UnsafeMutableRawPointer?
+        var result: Int32 = 0
+        while errand_curl_multi_next_done(multi, &easy, &result) == 1 {
+            guard let easy, let transfer = transfers[easy] else { continue }
+            finish(transfer, result: result)
+        }
+    }
+
+    private func finish(_ transfer: CurlTransfer, result: Int32) {
+        let hop = transfer.hop
+        if result == ERRAND_CURLE_OK, let redirect = transfer.redirect {
+            remove(transfer)
+            follow(redirect, from: hop)
+            return
+        }
+        let metrics = transfer.metrics()
+        remove(transfer)
+        hop.mailbox.post(.metrics(metrics))
+        hop.mailbox.close(with: CurlErrorMapping.error(for: result, url: hop.request.url))
+    }
+
+    /// Works out the next hop off the curl thread: cookie storage may write to disk.
+    private func follow(_ redirect: CurlTransfer.Redirect, from hop: CurlHop) {
+        hop.mailbox.perform { [driver, cookies, redirectPolicy] in
+            cookies.store(redirect.setCookies, from: hop.request.url)
+            let next = redirectPolicy.next(
+                after: hop.request, statusCode: redirect.statusCode, location: redirect.location,
+                redirectCount: hop.redirectCount)
+            switch next {
+            case .success(let request):
+                var nextHop = hop
+                nextHop.request = request
+                nextHop.cookieHeader = cookies.header(for: request)
+                nextHop.redirectCount += 1
+                driver.submit(.start(nextHop))
+            case .failure(let error):
+                hop.mailbox.close(with: error)
+            }
+        }
+    }
+
+    private func expireTimeouts() {
+        let now = DispatchTime.now()
+        for transfer in transfers.values {
+            guard let expiry = transfer.expiry, expiry <= now else { continue }
+            remove(transfer)
+            transfer.hop.mailbox.close(with: .timedOut)
+        }
+    }
+
+    private func pollMilliseconds() -> Int {
+        let now = DispatchTime.now().uptimeNanoseconds
+        var milliseconds = Self.maximumPollMilliseconds
+        for transfer in transfers.values {
+            guard let expiry = transfer.expiry?.uptimeNanoseconds else { continue }
+            let remaining = expiry > now ? Int((expiry - now) / 1_000_000) + 1 : 0
+            milliseconds = min(milliseconds, remaining)
+        }
+        return milliseconds
+    }
+
+    private func remove(_ transfer: CurlTransfer) {
+        _ = errand_curl_multi_remove_handle(multi, transfer.easy)
+        transfers[transfer.easy] = nil
+        handlesByID[transfer.hop.id] = nil
+        recycle(transfer.easy)
+    }
+
+    private func recycle(_ easy: UnsafeMutableRawPointer) {
+        guard spareHandles.count < Self.spareHandleLimit else { return errand_curl_easy_cleanup(easy) }
+        errand_curl_easy_reset(easy)
+        spareHandles.append(easy)
+    }
+}

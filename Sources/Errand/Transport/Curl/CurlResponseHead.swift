@@ -1,0 +1,83 @@
+import Foundation
+
+/// Collects one response's status line and header fields from libcurl's header callback, one
+/// line at a time, across interim (1xx) responses.
+struct CurlResponseHead {
+    /// The status of the response being read; `0` before its status line.
+    private(set) var statusCode = 0
+    /// Field names in arrival order with their values; repeated fields keep every value.
+    private(set) var fields: [(name: String, value: String)] = []
+
+    /// What a header line completed.
+    enum Outcome {
+        /// More lines to come.
+        case incomplete
+        /// A final (non-1xx) response's head ended.
+        case complete
+    }
+
+    /// Takes one raw line, CRLF included. Works on bytes: this runs for every header line of every response.
+    mutating func take(_ line: UnsafeRawBufferPointer) -> Outcome {
+        let bytes = line.bindMemory(to: UInt8.self)
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        guard end > 0 else {
+            // 101 switches protocols and is final; other 1xx are followed by the real response.
+            return (100..<200).contains(statusCode) && statusCode != 101 ? .incomplete : .complete
+        }
+        let text = UnsafeBufferPointer(rebasing: bytes[0..<end])
+        if text.starts(with: Self.statusLinePrefix) {
+            statusCode = Self.statusCode(in: text)
+            fields.removeAll(keepingCapacity: true)
+        } else if Self.isBlank(text[0]), let last = fields.indices.last {
+            // An obsolete folded line continues the previous field.
+            fields[last].value += " " + Self.trimmed(text[...])
+        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+            fields.append((Self.trimmed(text[..<colon]), Self.trimmed(text[(colon + 1)...])))
+        }
+        return .incomplete
+    }
+
+    private static let statusLinePrefix = Array("HTTP/".utf8)
+
+    /// The three digits after the first space of a status line; `0` when there are none.
+    private static func statusCode(in line: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
+        let digits = line[(space + 1)...].prefix { (0x30...0x39).contains($0) }
+        guard digits.count == 3 else { return 0 }
+        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    private static func trimmed(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        var slice = bytes[...]
+        while let first = slice.first, isBlank(first) { slice = slice.dropFirst() }
+        while let last = slice.last, isBlank(last) { slice = slice.dropLast() }
+        return String(decoding: slice, as: UTF8.self)
+    }
+
+    /// The fields as one dictionary: a repeated field's values joined with ", ", as URLSession
+    /// does, under the spelling of its first occurrence.
+    var headers: [String: String] {
+        var headers: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for (name, value) in fields {
+            let key = String(decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
+            if let existing = spelling[key] {
+                headers[existing, default: ""] += ", " + value
+            } else {
+                spelling[key] = name
+                headers[name] = value
+            }
+        }
+        return headers
+    }
+
+    /// Every value of the field `name`, matched case-insensitively, unjoined (`Set-Cookie` values contain commas).
+    func values(of name: String) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+}

@@ -1,0 +1,220 @@
+import CErrandCurl
+import Dispatch
+import Foundation
+
+/// One hop on an easy handle, owned by the curl thread: configures the handle and turns
+/// libcurl's callbacks into the request's events.
+final class CurlTransfer {
+    /// A redirect this hop answered with, followed once the hop ends.
+    struct Redirect {
+        let statusCode: Int
+        let location: String
+        let setCookies: [String]
+    }
+
+    let hop: CurlHop
+    let easy: UnsafeMutableRawPointer
+    private let cookies: CurlCookies
+    private let upload: CurlUploadBody?
+    private var headerList: UnsafeMutableRawPointer?
+    private var head = CurlResponseHead()
+    private var isHeadDelivered = false
+    private(set) var redirect: Redirect?
+    /// When bytes last moved, for the idle timeout.
+    private(set) var lastActivity = DispatchTime.now()
+    /// Paused because the consumer is behind; the idle timeout does not run meanwhile.
+    private(set) var isPausedForConsumer = false
+
+    /// Configures `easy` for `hop`.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the body file cannot be opened.
+    init(hop: CurlHop, easy: UnsafeMutableRawPointer, cookies: CurlCookies) throws(ErrandError) {
+        self.hop = hop
+        self.easy = easy
+        self.cookies = cookies
+        let request = hop.request
+        if let file = request.bodyFileURL {
+            upload = try CurlUploadBody(fileURL: file)
+        } else if let body = request.body {
+            upload = CurlUploadBody(data: body)
+        } else {
+            upload =
+                ["POST", "PUT", "PATCH"].contains(request.method.uppercased()) ? CurlUploadBody(data: Data()) : nil
+        }
+        configure()
+    }
+
+    deinit {
+        if let headerList { errand_curl_slist_free_all(headerList) }
+    }
+
+    /// When the idle timeout or the deadline expires; `nil` for never.
+    var expiry: DispatchTime? {
+        let idle =
+            isPausedForConsumer
+            ? nil : lastActivity + CurlHop.timeout(hop.request.timeoutInterval)
+        switch (idle, hop.deadline) {
+        case (let idle?, let deadline?): return min(idle, deadline)
+        case (let idle?, nil): return idle
+        case (nil, let deadline): return deadline
+        }
+    }
+
+    /// Continues after a pause for the consumer.
+    func resume() {
+        guard isPausedForConsumer else { return }
+        isPausedForConsumer = false
+        lastActivity = .now()
+        _ = errand_curl_easy_pause(easy, ERRAND_CURLPAUSE_CONT)
+    }
+
+    /// Timings and protocol of the hop, read before the handle is reused.
+    func metrics() -> TransportMetrics {
+        func seconds(_ info: Int32) -> TimeInterval {
+            var microseconds: Int64 = 0
+            _ = errand_curl_easy_getinfo_off(easy, info, &microseconds)
+            return TimeInterval(microseconds) / 1e6
+        }
+        var version = 0
+        _ = errand_curl_easy_getinfo_long(easy, ERRAND_CURLINFO_HTTP_VERSION, &version)
+        let names = [
+            ERRAND_CURL_HTTP_VERSION_1_0: "HTTP/1.0", ERRAND_CURL_HTTP_VERSION_1_1: "HTTP/1.1",
+            ERRAND_CURL_HTTP_VERSION_2: "HTTP/2", ERRAND_CURL_HTTP_VERSION_3: "HTTP/3",
+        ]
+        return TransportMetrics(
+            domainLookup: seconds(ERRAND_CURLINFO_NAMELOOKUP_TIME_T), connect: seconds(ERRAND_CURLINFO_CONNECT_TIME_T),
+            secureConnection: seconds(ERRAND_CURLINFO_APPCONNECT_TIME_T),
+            firstByte: seconds(ERRAND_CURLINFO_STARTTRANSFER_TIME_T), total: seconds(ERRAND_CURLINFO_TOTAL_TIME_T),
+            httpVersion: names[Int32(truncatingIfNeeded: version)], redirectCount: hop.redirectCount)
+    }
+
+    // MARK: Callbacks, on the curl thread
+
+    private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now()
+        // Trailers after the head, and everything of a redirect, are not the caller's.
+        guard !isHeadDelivered, redirect == nil, head.take(line) == .complete else { return line.count }
+        let setCookies = head.values(of: "Set-Cookie")
+        if RedirectPolicy.isRedirect(head.statusCode), let location = head.values(of: "Location").first {
+            redirect = Redirect(statusCode: head.statusCode, location: location, setCookies: setCookies)
+            return line.count
+        }
+        isHeadDelivered = true
+        if !setCookies.isEmpty {
+            hop.mailbox.perform { [cookies, url = hop.request.url] in cookies.store(setCookies, from: url) }
+        }
+        hop.mailbox.post(.responseHead(statusCode: head.statusCode, headers: head.headers))
+        return line.count
+    }
+
+    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        lastActivity = .now()
+        guard redirect == nil else { return bytes.count }
+        guard hop.mailbox.postBody(bytes) else {
+            isPausedForConsumer = true
+            return Int(ERRAND_CURL_WRITEFUNC_PAUSE)
+        }
+        return bytes.count
+    }
+
+    private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        lastActivity = .now()
+        guard let upload, let count = upload.read(into: buffer) else { return Int(ERRAND_CURL_READFUNC_ABORT) }
+        if count > 0 { hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.size)) }
+        return count
+    }
+
+    private func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
+        guard origin == SEEK_SET, upload?.seek(to: offset) == true else { return ERRAND_CURL_SEEKFUNC_CANTSEEK }
+        return ERRAND_CURL_SEEKFUNC_OK
+    }
+
+    // MARK: Configuration
+
+    private func configure() {
+        let request = hop.request
+        setLong(ERRAND_CURLOPT_NOSIGNAL, 1)
+        setLong(ERRAND_CURLOPT_TCP_NODELAY, 1)
+        setLong(ERRAND_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
+        setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_2TLS))
+        setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(CurlHop.timeout(request.timeoutInterval) * 1000))
+        _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_URL, request.url.absoluteString)
+        // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
+        if request.headers.field("Range") == nil && request.headers.field("Accept-Encoding") != "identity" {
+            _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_ACCEPT_ENCODING, "")
+        }
+        configureCallbacks()
+        configureMethod(request.method.uppercased())
+        configureHeaders(request)
+    }
+
+    private func configureCallbacks() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_HEADERDATA, context)
+        _ = errand_curl_easy_setopt_data_callback(easy, ERRAND_CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
+            guard let context else { return 0 }
+            let line = UnsafeRawBufferPointer(start: buffer, count: size * count)
+            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveHeader(line)
+        }
+        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_WRITEDATA, context)
+        _ = errand_curl_easy_setopt_data_callback(easy, ERRAND_CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
+            guard let context else { return 0 }
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
+            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveBody(bytes)
+        }
+    }
+
+    private func configureMethod(_ method: String) {
+        guard let upload else {
+            if method == "HEAD" {
+                setLong(ERRAND_CURLOPT_NOBODY, 1)
+            } else if method != "GET" {
+                _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CUSTOMREQUEST, method)
+            }
+            return
+        }
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        setLong(ERRAND_CURLOPT_UPLOAD, 1)
+        _ = errand_curl_easy_setopt_off(easy, ERRAND_CURLOPT_INFILESIZE_LARGE, upload.size)
+        if method != "PUT" { _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CUSTOMREQUEST, method) }
+        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_READDATA, context)
+        _ = errand_curl_easy_setopt_data_callback(easy, ERRAND_CURLOPT_READFUNCTION) { buffer, size, count, context in
+            guard let context, let buffer else { return Int(ERRAND_CURL_READFUNC_ABORT) }
+            let target = UnsafeMutableRawBufferPointer(start: buffer, count: size * count)
+            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().sendBody(into: target)
+        }
+        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_SEEKDATA, context)
+        _ = errand_curl_easy_setopt_seek_callback(easy, ERRAND_CURLOPT_SEEKFUNCTION) { context, offset, origin in
+            guard let context else { return ERRAND_CURL_SEEKFUNC_CANTSEEK }
+            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().rewindBody(
+                to: offset, origin: origin)
+        }
+    }
+
+    private func configureHeaders(_ request: TransportRequest) {
+        var lines: [String] = []
+        for (name, value) in request.headers where !name.equalsIgnoringASCIICase("Content-Length") {
+            // A line break would end the field and start another that the caller never set.
+            guard !(name + value).contains(where: \.isNewline) else { continue }
+            // libcurl sends "Name;" as a field with an empty value; "Name:" would remove the field.
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        if let cookieHeader = hop.cookieHeader { lines.append("Cookie: \(cookieHeader)") }
+        if upload != nil {
+            // Waiting for "100 Continue" costs a round trip, and some servers never send it.
+            lines.append("Expect:")
+            if request.body?.isEmpty == false && request.headers.field("Content-Type") == nil {
+                // What URLSession sends for a body without a type.
+                lines.append("Content-Type: application/x-www-form-urlencoded")
+            }
+        }
+        for line in lines {
+            // On failure libcurl returns nil and keeps the list: keep it too, so it is freed.
+            headerList = errand_curl_slist_append(headerList, line) ?? headerList
+        }
+        if let headerList { _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_HTTPHEADER, headerList) }
+    }
+
+    private func setLong(_ option: Int32, _ value: Int) {
+        _ = errand_curl_easy_setopt_long(easy, option, value)
+    }
+}

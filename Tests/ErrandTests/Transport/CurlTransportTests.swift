@@ -1,0 +1,190 @@
+import ErrandTestServer
+import Foundation
+import Testing
+
+@testable import Errand
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What CurlTransport shares with URLSessionTransport — streamed events, uploads, errors,
+/// timeouts — checked under both, and what only CurlTransport reports.
+@Suite("CurlTransport: events, bodies, errors and timeouts", .enabled(if: CurlTransport.isAvailable))
+struct CurlTransportTests {
+    private func request(_ path: String, method: String = "GET", body: Data? = nil) throws -> TransportRequest {
+        try TransportRequest.loopback(path, method: method, body: body)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aGetDeliversOneHeadItsBodyAndOneCompletion(_ kind: TransportKind) async throws {
+        let probe = TransportProbe()
+        _ = probe.send(try request("/get?x=1"), through: kind.make())
+        let outcome = await probe.completion()
+        #expect(outcome.error == nil)
+        #expect(outcome.statusCode == 200)
+        #expect(outcome.headCount == 1 && outcome.completionCount == 1 && !outcome.outOfOrder)
+        #expect(outcome.json["args"] as? [String: String] == ["x": "1"])
+        #expect(outcome.headers.headerField("Content-Type") == "application/json")
+    }
+
+    @Test func curlReportsTimingsAndTheHTTPVersion() async throws {
+        let probe = TransportProbe()
+        _ = probe.send(try request("/get"), through: CurlTransport())
+        let metrics = try #require(await probe.completion().metrics)
+        #expect(metrics.httpVersion == "HTTP/1.1")
+        #expect(metrics.total > 0 && metrics.firstByte > 0 && metrics.firstByte <= metrics.total)
+        #expect(metrics.redirectCount == 0)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func repeatedHeaderFieldsAreJoinedWithACommaAsURLSessionDoes(_ kind: TransportKind) async throws {
+        let probe = TransportProbe()
+        _ = probe.send(try request("/response-headers?X-Twice=one&X-Twice=two"), through: kind.make())
+        let outcome = await probe.completion()
+        #expect(outcome.headers.headerField("X-Twice") == "one, two")
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aGzipBodyArrivesDecoded(_ kind: TransportKind) async throws {
+        let probe = TransportProbe()
+        _ = probe.send(try request("/gzip"), through: kind.make())
+        let outcome = await probe.completion()
+        #expect(outcome.json["gzipped"] as? Bool == true)
+    }
+
+    @Test func aRangedRequestKeepsTheServersBytesEncoded() async throws {
+        var ranged = try request("/gzip")
+        ranged.headers["Range"] = "bytes=0-"
+        let probe = TransportProbe()
+        _ = probe.send(ranged, through: CurlTransport())
+        let outcome = await probe.completion()
+        // The gzip magic number: offsets into this body are the server's.
+        #expect(outcome.body.prefix(2) == Data([0x1F, 0x8B]))
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aPostSendsItsBodyAndReportsUploadProgress(_ kind: TransportKind) async throws {
+        let body = Data(repeating: UInt8(ascii: "a"), count: 200_000)
+        var post = try request("/post", method: "POST", body: body)
+        post.headers["Content-Type"] = "text/plain"
+        let probe = TransportProbe()
+        _ = probe.send(post, through: kind.make())
+        let outcome = await probe.completion()
+        #expect((outcome.json["data"] as? String)?.utf8.count == body.count)
+        #expect(outcome.uploadProgress.last == Int64(body.count))
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func aFileBodyIsStreamedFromDisk(_ kind: TransportKind) async throws {
+        let content = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-curl-upload-\(UUID())")
+        try content.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var upload = try request("/upload", method: "PUT")
+        upload.bodyFileURL = file
+        let probe = TransportProbe()
+        _ = probe.send(upload, through: kind.make())
+        let outcome = await probe.completion()
+        #expect(outcome.json["bytes"] as? Int == content.count)
+        #expect(outcome.json["checksum"] as? String == String(format: "%016llx", Checksum(content).value))
+    }
+
+    @Test func aRefusedConnectionIsCannotConnectToHost() async throws {
+        let closed = try TestServer()
+        let port = closed.port
+        closed.stop()
+        let probe = TransportProbe()
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)/get"))
+        _ = probe.send(TransportRequest(url: url), through: CurlTransport())
+        #expect(await probe.completion().urlErrorCode == .cannotConnectToHost)
+    }
+
+    @Test func aConnectionClosedMidBodyIsNetworkConnectionLost() async throws {
+        let probe = TransportProbe()
+        _ = probe.send(try request("/download/100000?drop_after=1000"), through: CurlTransport())
+        let outcome = await probe.completion()
+        #expect(outcome.urlErrorCode == .networkConnectionLost)
+        #expect(outcome.completionCount == 1)
+    }
+
+    @Test(arguments: TransportKind.allCases)
+    func noDataWithinTheTimeoutIntervalTimesOut(_ kind: TransportKind) async throws {
+        var slow = try request("/delay/5")
+        slow.timeoutInterval = 0.5
+        let probe = TransportProbe()
+        _ = probe.send(slow, through: kind.make())
+        let outcome = await probe.completion()
+        #expect(outcome.error == .timedOut)
+        // Ended by the timeout, not by the server's answer after 5 s.
+        #expect(outcome.headCount == 0)
+    }
+
+    @Test func theResourceDeadlineEndsABodyThatKeepsTrickling() async throws {
+        // A byte every 0.1 s never trips the idle timeout; only the deadline ends it.
+        var trickle = try request("/drip?numbytes=100&duration=10")
+        trickle.timeoutInterval = 5
+        trickle.timeoutIntervalForResource = 1
+        let probe = TransportProbe()
+        _ = probe.send(trickle, through: CurlTransport())
+        let outcome = await probe.completion()
+        #expect(outcome.error == .timedOut)
+        // Some bytes came, the 10 s drip did not finish.
+        #expect(!outcome.body.isEmpty && outcome.body.count < 100)
+    }
+
+    @Test func cookiesAreStoredAndSentThroughTheConfigurationsStorage() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        let storage = try #require(configuration.httpCookieStorage)
+        let name = "errand\(UInt32.random(in: 0...UInt32.max))"
+        defer { storage.cookies?.filter { $0.name == name }.forEach(storage.deleteCookie) }
+        let transport = CurlTransport(configuration: configuration)
+
+        // The 302 that sets the cookie leads to /cookies, which must already receive it.
+        let setting = TransportProbe()
+        _ = setting.send(try request("/cookies/set?\(name)=oat"), through: transport)
+        let first = await setting.completion()
+        #expect((first.json["cookies"] as? [String: String])?[name] == "oat")
+        #expect(storage.cookies?.contains { $0.name == name && $0.value == "oat" } == true)
+
+        let later = TransportProbe()
+        _ = later.send(try request("/cookies"), through: transport)
+        #expect((await later.completion().json["cookies"] as? [String: String])?[name] == "oat")
+    }
+
+    @Test func extremeTimeoutsAreClampedNotFatal() async throws {
+        for (idle, resource) in [(Double.infinity, Double.infinity), (.nan, .greatestFiniteMagnitude), (1e300, nil)] {
+            var request = try request("/get")
+            request.timeoutInterval = idle
+            request.timeoutIntervalForResource = resource
+            let probe = TransportProbe()
+            _ = probe.send(request, through: CurlTransport())
+            #expect(await probe.completion().statusCode == 200)
+        }
+        var negative = try request("/delay/5")
+        negative.timeoutIntervalForResource = -1
+        let probe = TransportProbe()
+        _ = probe.send(negative, through: CurlTransport())
+        #expect(await probe.completion().error == .timedOut)
+    }
+
+    @Test func aHeaderValueWithALineBreakIsNotSent() async throws {
+        var request = try request("/headers")
+        request.headers = ["X-Name": "ann\r\nX-Injected: yes", "X-Plain": "kept"]
+        let probe = TransportProbe()
+        _ = probe.send(request, through: CurlTransport())
+        let echoed = await probe.completion().echoedHeaders
+        #expect(echoed.headerField("X-Plain") == "kept")
+        #expect(echoed.headerField("X-Injected") == nil && echoed.headerField("X-Name") == nil)
+    }
+
+    @Test func theDefaultTransportIsCurlOnLinuxUnlessOverridden() {
+        let override = ProcessInfo.processInfo.environment[DefaultTransport.environmentVariable]
+        let transport = DefaultTransport.make(configuration: .default)
+        #if canImport(FoundationNetworking)
+            #expect((transport is CurlTransport) == (override?.lowercased() != "urlsession"))
+        #else
+            #expect((transport is CurlTransport) == (override?.lowercased() == "curl"))
+        #endif
+    }
+}
