@@ -26,31 +26,22 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let routes = Locked([Int: Route]())
-    /// The session's delegate queue, where every cancel runs; see ``cancel(_:timedOut:)``.
-    private let delegateQueue: OperationQueue
 
-    init(delegateQueue: OperationQueue) {
-        self.delegateQueue = delegateQueue
-    }
-
-    /// Cancels `task` unless it already completed.
+    /// Cancels `task` unless it already completed, from the caller's thread: never the delegate
+    /// queue, which the session's queue may be waiting on (``BoundedDelegateQueue``) while
+    /// `URLSessionTask.cancel()` waits for the session's queue.
     ///
-    /// On Linux, `URLSessionTask.cancel()` queues a failure report on the task's own queue, and
-    /// a completion already under way can finish — and drop the task from the session's
-    /// registry — before that report runs, which is then a fatal error in FoundationNetworking
-    /// (swift-corelibs-foundation SR-11310, seen here under load). So the cancel runs on the
-    /// delegate queue, where completions are delivered, only for a task not yet completed. (The
-    /// session also has no URL cache, whose lookup would delay the report; see
-    /// ``URLSessionTransport``.)
+    /// On Linux, `cancel()` on a task whose completion is under way can make FoundationNetworking
+    /// report a failure for a task it has already forgotten, a fatal error (swift-corelibs-foundation
+    /// SR-11310). Checking that the task is still routed narrows that window; the session having
+    /// no URL cache closes the wide one (see ``URLSessionTransport``).
     func cancel(_ task: URLSessionTask, timedOut: Bool = false) {
-        delegateQueue.addOperation { [self] in
-            let isRouted = routes.withLock { routes in
-                guard routes[task.taskIdentifier] != nil else { return false }
-                if timedOut { routes[task.taskIdentifier]?.didTimeOut = true }
-                return true
-            }
-            if isRouted { task.cancel() }
+        let isRouted = routes.withLock { routes in
+            guard routes[task.taskIdentifier] != nil else { return false }
+            if timedOut { routes[task.taskIdentifier]?.didTimeOut = true }
+            return true
         }
+        if isRouted { task.cancel() }
     }
 
     func register(

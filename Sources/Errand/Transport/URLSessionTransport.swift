@@ -26,12 +26,11 @@ public final class URLSessionTransport: Transport {
         #if canImport(FoundationNetworking)
             // 256 chunks of up to 16 KiB: about 4 MiB. Bursts of other events — a thousand
             // cancellations at once — stay under it, so they are never held up.
-            let delegateQueue: OperationQueue = BoundedDelegateQueue(limit: 256)
+            let delegateQueue: OperationQueue? = BoundedDelegateQueue(limit: 256)
         #else
-            let delegateQueue = OperationQueue()
-            delegateQueue.maxConcurrentOperationCount = 1
+            let delegateQueue: OperationQueue? = nil
         #endif
-        let router = SessionEventRouter(delegateQueue: delegateQueue)
+        let router = SessionEventRouter()
         self.router = router
         self.session = URLSession(
             configuration: Self.withoutURLCache(configuration), delegate: router, delegateQueue: delegateQueue)
@@ -72,8 +71,8 @@ public final class URLSessionTransport: Transport {
 
     /// A copy of `configuration` without a `URLCache`. Errand caches responses itself, and on
     /// Linux a session with a URL cache creates each task's protocol only after an asynchronous
-    /// cache lookup, which defers a cancel's work past the task's completion — the crash
-    /// ``SessionEventRouter/cancel(_:timedOut:)`` guards against.
+    /// cache lookup, which can defer a cancel's work past the task's completion: a fatal error
+    /// in FoundationNetworking that cancelling many requests at once made likely.
     private static func withoutURLCache(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
         guard let copy = configuration.copy() as? URLSessionConfiguration else { return configuration }
         copy.urlCache = nil
