@@ -143,6 +143,7 @@ public final class RequestTask: Sendable {
     enum Completion: Sendable {
         case closures(success: (@Sendable (RequestTask) -> Void)?, failure: (@Sendable (RequestTask) -> Void)?)
         case delegate(WeakDelegate)
+        case mainActor(success: (@MainActor (RequestTask) -> Void)?, failure: (@MainActor (RequestTask) -> Void)?)
         case continuation(@Sendable (Result<Response, ErrandError>) -> Void)
     }
 
@@ -338,8 +339,9 @@ public final class RequestTask: Sendable {
     }
 
     /// Runs the accessories and the one callback, on `callbackQueue` — or the main queue for a
-    /// delegate, or inline for `async` callers — and drops the callbacks.
-    func deliver(on callbackQueue: DispatchQueue) {
+    /// delegate or main-actor closures, or inline for `async` callers — and drops the callbacks.
+    /// `watch`, when the debug log is on, times callbacks that wait for the main queue.
+    func deliver(on callbackQueue: DispatchQueue, watch: MainQueueWatch? = nil) {
         let (completion, outcome, predecessor, waiters) = state.withLock { state in
             defer {
                 state.completion = nil
@@ -350,7 +352,19 @@ public final class RequestTask: Sendable {
         waiters.forEach { $0.resume(returning: outcome) }
         guard let completion else { return }
         let accessories = self.accessories
+        let queue: DispatchQueue
+        let isMain: Bool
+        switch completion {
+        case .closures:
+            queue = callbackQueue
+            // By label: on Linux each `DispatchQueue.main` is a new object for the same queue.
+            isMain = watch != nil && callbackQueue.label == DispatchQueue.main.label
+        case .delegate, .mainActor: (queue, isMain) = (.main, true)
+        case .continuation: (queue, isMain) = (callbackQueue, false)  // Resumed inline.
+        }
+        let ticket = isMain ? watch?.enqueued() : nil
         let run: @Sendable () -> Void = {
+            if let ticket { watch?.ran(ticket) }
             accessories.forEach { $0.requestWillStop(self) }
             switch completion {
             case .closures(let success, let failure):
@@ -363,19 +377,22 @@ public final class RequestTask: Sendable {
                         box.delegate?.requestFailed(self)
                     }
                 }
+            case .mainActor(let success, let failure):
+                MainActor.assumeIsolated {
+                    if case .success = outcome { success?(self) } else { failure?(self) }
+                }
             case .continuation(let resume):
                 resume(outcome)
             }
             accessories.forEach { $0.requestDidStop(self) }
         }
         switch completion {
-        case .closures:
+        case .closures, .delegate, .mainActor:
             if let predecessor {
-                predecessor.notify(queue: callbackQueue, execute: run)
+                predecessor.notify(queue: queue, execute: run)
             } else {
-                callbackQueue.async(execute: run)
+                queue.async(execute: run)
             }
-        case .delegate: DispatchQueue.main.async(execute: run)
         case .continuation: run()
         }
     }
