@@ -140,7 +140,8 @@ public final class NetworkConfig: Sendable {
     /// A command-line tool whose main thread waits — on a semaphore, a `sleep`, a `readLine()` —
     /// never gets callbacks on the main queue. Any one of these works:
     /// - `await` the request's ``BaseRequest/response(ignoreCache:)`` from an `async` `main`;
-    /// - call `dispatchMain()` at the end of `main`, and `exit(_:)` from the last callback;
+    /// - call `dispatchMain()` at the end of a `main` that is not `async`, and `exit(_:)` from
+    ///   the last callback;
     /// - set `callbackQueue` to a queue of its own, such as `DispatchQueue(label: "callbacks")`.
     ///
     /// With ``debugLogEnabled`` on, the log warns once when a callback has waited 5 seconds for
