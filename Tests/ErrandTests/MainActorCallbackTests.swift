@@ -59,25 +59,25 @@ struct MainActorCallbackTests {
         var url: String
     }
 
-    @Test func successUpdatesMainActorStateOnTheMainQueueWhateverTheCallbackQueue() async {
+    /// A model that loaded through an agent whose callback queue is not main, answered with `status` and `body`.
+    func model(answeredWith status: Int, body: String) async -> ProfileModel {
         let transport = ManualTransport()
-        let agent = NetworkAgent.testing(transport, callbackQueue: DispatchQueue(label: "not-main"))
         let model = ProfileModel()
-        model.load(Request(url: "/me"), with: agent)
-        transport.sent[0].respond(status: 200, body: #""Ann""#)
+        model.load(Request(url: "/me"), with: .testing(transport, callbackQueue: DispatchQueue(label: "not-main")))
+        transport.sent[0].respond(status: status, body: body)
         await model.waitForCallback()
+        return model
+    }
+
+    @Test func successUpdatesMainActorStateOnTheMainQueueWhateverTheCallbackQueue() async {
+        let model = await model(answeredWith: 200, body: #""Ann""#)
         #expect(model.name == #""Ann""#)
         #expect(model.failure == nil)
         #expect(model.callbacksOnMainQueue == [true])
     }
 
     @Test func failureUpdatesMainActorState() async {
-        let transport = ManualTransport()
-        let agent = NetworkAgent.testing(transport, callbackQueue: DispatchQueue(label: "not-main"))
-        let model = ProfileModel()
-        model.load(Request(url: "/me"), with: agent)
-        transport.sent[0].respond(status: 503, body: "")
-        await model.waitForCallback()
+        let model = await model(answeredWith: 503, body: "")
         #expect(model.failure == .statusCode(503))
         #expect(model.name == "loading")
         #expect(model.callbacksOnMainQueue == [true])
