@@ -66,7 +66,8 @@ extension NetworkAgent {
 
     /// The cached response of `request`, never the network.
     /// - Throws: ``ErrandError/cacheMiss(_:)`` with the reason no entry could be served, or
-    ///   ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded.
+    ///   ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
     public func loadCache(_ request: any BaseRequest) throws(ErrandError) -> Response {
         guard let settings = try CacheSettings(request: request, config: config) else { throw .cacheMiss(.disabled) }
         switch pipeline.cache.lookup(settings) {
@@ -78,14 +79,16 @@ extension NetworkAgent {
     /// Stores `response` as the cached entry of `request`, as if `request` had received it — for
     /// example to fill the entries of detail requests from one list response. Does nothing when
     /// `request` does not cache.
-    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded.
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
     public func saveCache(_ response: Response, for request: any BaseRequest) throws(ErrandError) {
         guard let settings = try CacheSettings(request: request, config: config) else { return }
         pipeline.cache.store(response, as: settings)
     }
 
     /// Deletes the cached entry of `request`, from memory and disk.
-    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded.
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
     public func removeCache(_ request: any BaseRequest) throws(ErrandError) {
         pipeline.cache.remove(try CacheKey(request: request, config: config))
     }

@@ -255,7 +255,8 @@ public final class RequestTask: Sendable {
         }
     }
 
-    /// Cancels `attempt` on the wire without cancelling the task: a download restarts.
+    /// Cancels `attempt` on the wire without cancelling the task, and ignores its later events:
+    /// a download restarts, or the task fails for what was received.
     func abandon(_ attempt: Int) {
         let transportTask = state.withLock { state -> (any TransportTask)? in
             guard state.attempt == attempt else { return nil }
@@ -266,23 +267,38 @@ public final class RequestTask: Sendable {
         transportTask?.cancel()
     }
 
-    /// Accumulates the head and body of `attempt`, and reports upload progress; `false` for an
-    /// event of an earlier attempt, or of a finished task.
-    func record(_ event: TransportEvent, of attempt: Int) -> Bool {
+    /// What ``record(_:of:limit:)`` did with an event.
+    enum Recorded {
+        case kept
+        /// An event of an earlier or abandoned attempt, or of a finished task.
+        case stale
+        /// The body, declared or received, passed the limit; nothing more was kept.
+        case tooLarge
+    }
+
+    /// Accumulates the head and body of `attempt`, up to `limit` bytes of body, and reports upload progress.
+    func record(_ event: TransportEvent, of attempt: Int, limit: Int) -> Recorded {
         if case .uploadProgress(let sent, let total) = event {
             uploadReporter.report(TransferProgress(completedBytes: sent, totalBytes: total))
-            return true
+            return .kept
         }
         return state.withLock {
-            guard $0.attempt == attempt, $0.phase == .started else { return false }
+            guard $0.attempt == attempt, $0.attemptInFlight, $0.phase == .started else { return .stale }
             switch event {
             case .responseHead(let statusCode, let headers):
+                let declared = headers.headerField("Content-Length").flatMap { Int($0) } ?? 0
+                guard declared <= limit else { return .tooLarge }
                 $0.head = (statusCode, headers)
                 $0.body = Data()
-            case .body(let chunk): $0.body.append(chunk)
+            case .body(let chunk):
+                guard $0.body.count + chunk.count <= limit else {
+                    $0.body = Data()
+                    return .tooLarge
+                }
+                $0.body.append(chunk)
             case .uploadProgress, .completed: break
             }
-            return true
+            return .kept
         }
     }
 

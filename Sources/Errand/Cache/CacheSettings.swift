@@ -14,7 +14,8 @@ struct CacheSettings: Sendable {
     let policy: CachePolicy
 
     /// The settings of `request`; `nil` when it does not cache (`cacheTimeInSeconds <= 0`, or a download).
-    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded.
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
     init?(request: any BaseRequest, config: NetworkConfig) throws(ErrandError) {
         guard request.cacheTimeInSeconds > 0, request.resumableDownloadPath == nil else { return nil }
         key = try CacheKey(request: request, config: config)

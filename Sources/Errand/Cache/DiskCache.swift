@@ -64,7 +64,7 @@ final class DiskCache: Sendable {
         }
         guard let entry = CacheEntry(file: file) else { return .unreadable }
         // Another request whose identity hashed to the same name: not ours to serve.
-        guard entry.metadata.identity == key.identity else { return .missing }
+        guard entry.metadata.identityHash == key.identityHash else { return .missing }
         noteUse(of: key)
         // The modification date carries the use over to the next process's eviction order.
         writer.async {

@@ -29,6 +29,7 @@ public final class NetworkConfig: Sendable {
         var callbackQueue = DispatchQueue.main
         var sessionConfiguration = URLSessionConfiguration.default
         var debugLogEnabled = false
+        var maximumResponseSize = 64 << 20
     }
 
     private let state = Locked(State())
@@ -164,6 +165,15 @@ public final class NetworkConfig: Sendable {
     public var debugLogEnabled: Bool {
         get { state[\.debugLogEnabled] }
         set { state[\.debugLogEnabled] = newValue }
+    }
+
+    /// The most bytes a response body kept in memory may have; a longer one fails with
+    /// ``ErrandError/responseTooLarge(_:)`` as soon as it passes the limit, without being held.
+    /// Default 64 MiB. A request overrides it with ``BaseRequest/maximumResponseSize``; a
+    /// download's body goes to its file and is not limited.
+    public var maximumResponseSize: Int {
+        get { state[\.maximumResponseSize] }
+        set { state[\.maximumResponseSize] = newValue }
     }
 
     private static var defaultCacheDirectory: URL {

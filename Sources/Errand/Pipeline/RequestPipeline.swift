@@ -163,8 +163,16 @@ final class RequestPipeline: Sendable {
         let transportTask = transport.send(outgoing) { [self] event in
             switch download?.receive(event) ?? .record {
             case .record:
-                guard task.record(event, of: attempt), case .completed(let error) = event else { return }
-                complete(task, attempt, plan, request, transportError: error)
+                switch task.record(event, of: attempt, limit: plan.maximumResponseSize) {
+                case .kept:
+                    guard case .completed(let error) = event else { return }
+                    complete(task, attempt, plan, request, transportError: error)
+                case .stale:
+                    break
+                case .tooLarge:
+                    task.abandon(attempt)
+                    finish(task, response: nil, error: .responseTooLarge(plan.maximumResponseSize))
+                }
             case .consumed:
                 break
             case .restart:

@@ -127,6 +127,10 @@ public protocol BaseRequest: Sendable {
     /// (``timeoutInterval`` limits only the wait for each piece of data.)
     var timeoutIntervalForResource: TimeInterval? { get }
 
+    /// The most bytes this request's response body may have in memory, or `nil` for
+    /// ``NetworkConfig/maximumResponseSize``. Default `nil`.
+    var maximumResponseSize: Int? { get }
+
     /// The order among queued requests. Default ``RequestPriority/default``.
     var priority: RequestPriority { get }
 
@@ -205,6 +209,8 @@ extension BaseRequest {
     /// Default: `nil`.
     public func buildCustomURLRequest() -> URLRequest? { nil }
 
+    /// Default: `nil`, the config's limit.
+    public var maximumResponseSize: Int? { nil }
     /// Default: `[]`.
     public var interceptors: [any RequestInterceptor] { [] }
     /// Default: `true`.
