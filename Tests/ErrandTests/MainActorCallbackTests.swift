@@ -31,11 +31,19 @@ final class ProfileModel {
             })
     }
 
-    /// The same through the shared agent, as an app's code calls it.
+    /// The same through the shared agent, as an app's code calls it. The closures also change a
+    /// captured local `var`, which a `@Sendable` closure may not.
     func loadShared(_ request: any BaseRequest) {
+        var outcome = "pending"
         request.startOnMainActor(
-            success: { _ in self.finished() },
+            success: { _ in
+                outcome = "loaded"
+                self.name = outcome
+                self.finished()
+            },
             failure: { task in
+                outcome = "failed"
+                self.name = outcome
                 self.failure = task.error
                 self.finished()
             })
@@ -92,6 +100,7 @@ struct MainActorCallbackTests {
             Issue.record("expected .invalidURL, got \(String(describing: model.failure))")
             return
         }
+        #expect(model.name == "failed")
         #expect(model.callbacksOnMainQueue == [true])
     }
 }
