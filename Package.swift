@@ -18,13 +18,19 @@ let package = Package(
         .target(name: "ErrandScenarios", dependencies: ["Errand"], path: "Tests/ErrandScenarios"),
         .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTestServer", "ErrandScenarios"]),
         .testTarget(name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"]),
+        // Each example's README.md is for readers, not the build.
         .executableTarget(
-            name: "QuickStart", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/QuickStart"),
-        .executableTarget(name: "Transfers", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/Transfers"),
+            name: "QuickStart", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/QuickStart",
+            exclude: ["README.md"]),
         .executableTarget(
-            name: "OfflineAccounts", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/OfflineAccounts"),
+            name: "Transfers", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/Transfers",
+            exclude: ["README.md"]),
         .executableTarget(
-            name: "TokenRefresh", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/TokenRefresh"),
+            name: "OfflineAccounts", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/OfflineAccounts",
+            exclude: ["README.md"]),
+        .executableTarget(
+            name: "TokenRefresh", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/TokenRefresh",
+            exclude: ["README.md"]),
         .executableTarget(name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]

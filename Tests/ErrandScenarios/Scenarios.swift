@@ -4,7 +4,7 @@ import Testing
 
 extension Scenario {
     /// Every scenario, in a stable order.
-    public static let all: [Scenario] = requests + transfers
+    public static let all: [Scenario] = requests + transfers + validation
 
     private static let requests: [Scenario] = [
         Scenario("GET sends arguments in the query, escaped") { server in

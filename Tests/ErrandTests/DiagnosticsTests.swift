@@ -50,7 +50,11 @@ struct DiagnosticsTests {
     @Test func curlQuotesForTheShell() async {
         let (task, _) = await finishedTask(Search(), respond: false)
         let curl = task.description.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(curl == "curl -X GET 'https://api.example.com/search?access_token=<redacted>&page=2&q=o%27neil'")
+        let userAgent = UserAgent.value(appVersion: "")
+        #expect(
+            curl
+                == "curl -X GET 'https://api.example.com/search?access_token=<redacted>&page=2&q=o%27neil'"
+                + " -H 'User-Agent: \(userAgent)'")
     }
 
     @Test func debugLogLineNamesMethodURLStatusDurationAndBytes() async {

@@ -141,3 +141,40 @@ struct TransportRequestBuildingTests {
         #expect(built.timeoutInterval == 5)
     }
 }
+
+@Suite("The default User-Agent")
+struct UserAgentTests {
+    struct Request: BaseRequest {
+        var url: String { "/path" }
+        var headers: [String: String] = [:]
+    }
+
+    func userAgent(_ request: Request, configure: (NetworkConfig) -> Void = { _ in }) throws -> String? {
+        let config = NetworkConfig()
+        config.baseUrl = "https://api.example.com"
+        configure(config)
+        return try TransportRequestBuilder.build(request, config: config).request.value(forHeader: "User-Agent")
+    }
+
+    @Test func namesTheAppItsVersionAndErrand() throws {
+        let process = ProcessInfo.processInfo.processName
+        #expect(try userAgent(Request()) == "\(process) Errand/\(UserAgent.errandVersion)")
+        #expect(
+            try userAgent(Request()) { $0.appVersion = "2.4.1" } == "\(process)/2.4.1 Errand/\(UserAgent.errandVersion)"
+        )
+    }
+
+    @Test func separatorsInTheNameOrVersionDoNotSplitTheProduct() {
+        #expect(UserAgent.value(appVersion: "1.0 (beta)").hasSuffix("/1.0--beta- Errand/\(UserAgent.errandVersion)"))
+    }
+
+    @Test func theRequestsOwnHeaderWinsWhateverItsCase() throws {
+        #expect(try userAgent(Request(headers: ["user-agent": "Shop/3.0"])) == "Shop/3.0")
+    }
+
+    @Test func theSessionConfigurationsHeaderWins() throws {
+        let session = URLSessionConfiguration.default
+        session.httpAdditionalHeaders = ["User-Agent": "Kiosk/1"]
+        #expect(try userAgent(Request()) { $0.sessionConfiguration = session } == nil)
+    }
+}

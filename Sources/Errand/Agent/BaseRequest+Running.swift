@@ -5,8 +5,10 @@ import Foundation
 extension BaseRequest {
     /// Starts the request; one of the closures runs on ``NetworkConfig/callbackQueue`` when it ends.
     ///
-    /// From main-actor code with the default callback queue, touch main-actor state inside
-    /// `MainActor.assumeIsolated { … }`, or use ``response(ignoreCache:)`` instead.
+    /// The closures are `@Sendable` and not isolated to any actor: main-actor code that updates
+    /// its own state in them uses ``startOnMainActor(ignoreCache:tag:userInfo:success:failure:)``
+    /// or ``response(ignoreCache:)`` instead. A command-line tool that blocks its main thread
+    /// never gets callbacks on the default main queue; see ``NetworkConfig/callbackQueue``.
     /// `tag` and `userInfo` (default `0` and empty) are the task's from the start, so accessories
     /// and a cache-served callback see them.
     @discardableResult
@@ -15,6 +17,27 @@ extension BaseRequest {
         failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
         NetworkAgent.shared.start(self, tag: tag, userInfo: userInfo, success: success, failure: failure)
+    }
+
+    /// Starts the request; one of the closures runs on the main actor when it ends, whatever
+    /// ``NetworkConfig/callbackQueue`` says, so a view model can set its own properties in them:
+    ///
+    /// ```swift
+    /// @MainActor final class ProfileModel {
+    ///     var name = ""
+    ///     func load() {
+    ///         UserApi().startOnMainActor(success: { task in self.name = task.responseString ?? "" })
+    ///     }
+    /// }
+    /// ```
+    /// See ``NetworkAgent/startOnMainActor(_:ignoreCache:tag:userInfo:success:failure:)``.
+    @discardableResult
+    public func startOnMainActor(
+        ignoreCache: Bool = false, tag: Int = 0, userInfo: [String: any Sendable] = [:],
+        success: (@MainActor (RequestTask) -> Void)? = nil, failure: (@MainActor (RequestTask) -> Void)? = nil
+    ) -> RequestTask {
+        NetworkAgent.shared.startOnMainActor(
+            self, ignoreCache: ignoreCache, tag: tag, userInfo: userInfo, success: success, failure: failure)
     }
 
     /// Starts the request; `delegate`, held weakly, is told on the main queue when it ends.

@@ -13,13 +13,27 @@ enum DebugLog {
                     "[Errand] \(type(of: task.request)) → \(response.statusCode) from the cache, \(duration), \(response.data.count) bytes"
             }
             return
-                "[Errand] \(type(of: task.request)) not sent: \(task.error.map(String.init(describing:)) ?? "unknown") (\(duration))"
+                "[Errand] \(type(of: task.request)) not sent: \(oneLine(task.error.map(String.init(describing:)) ?? "unknown")) (\(duration))"
         }
         let target = "\(request.method) \(Redactor.url(request.url))"
-        let bytes = task.response?.data.count ?? 0
         let status = task.response.map { "\($0.statusCode)" } ?? "no response"
-        let outcome = task.error.map { ", failed: \($0)" } ?? ""
-        return "[Errand] \(target) → \(status)\(outcome), \(duration), \(bytes) bytes"
+        let outcome = task.error.map { ", failed: \(oneLine(String(describing: $0)))" } ?? ""
+        return "[Errand] \(target) → \(status)\(outcome), \(duration), \(bytes(of: task.response)) bytes"
+    }
+
+    /// The body's length; for a download, the length of its file, where the body went.
+    private static func bytes(of response: Response?) -> Int {
+        guard let response else { return 0 }
+        guard let file = response.fileURL else { return response.data.count }
+        let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
+        return size?.intValue ?? 0
+    }
+
+    /// `text` with its line breaks as spaces: an error quoting a multi-line body keeps the log at
+    /// one line per request.
+    private static func oneLine(_ text: String) -> String {
+        guard text.contains(where: \.isNewline) else { return text }
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     static func write(_ line: String) {

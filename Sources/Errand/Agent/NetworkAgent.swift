@@ -24,10 +24,14 @@ public final class NetworkAgent: Sendable {
         self.init(config: config, transport: transport, retryTimer: .dispatch)
     }
 
-    init(config: NetworkConfig, transport: (any Transport)?, retryTimer: RetryTimer) {
+    init(
+        config: NetworkConfig, transport: (any Transport)?, retryTimer: RetryTimer,
+        mainQueueWatch: MainQueueWatch = .shared
+    ) {
         self.config = config
         let transport = transport ?? DefaultTransport.make(configuration: config.sessionConfiguration)
-        pipeline = RequestPipeline(config: config, transport: transport, retryTimer: retryTimer)
+        pipeline = RequestPipeline(
+            config: config, transport: transport, retryTimer: retryTimer, mainQueueWatch: mainQueueWatch)
     }
 
     /// How many requests run at once; the rest wait in ``RequestPriority`` order. Default `6`,
@@ -76,6 +80,30 @@ public final class NetworkAgent: Sendable {
         success: (@Sendable (RequestTask) -> Void)? = nil, failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
         run(request, .closures(success: success, failure: failure), readsCache: false, tag: tag, userInfo: userInfo)
+    }
+
+    /// Starts `request`; one of the closures runs on the main actor when it ends, whatever
+    /// ``NetworkConfig/callbackQueue`` says, so main-actor code can update its own state in them.
+    ///
+    /// ```swift
+    /// @MainActor final class ProfileModel {
+    ///     var name = ""
+    ///     func load() {
+    ///         agent.startOnMainActor(UserApi(), success: { task in self.name = task.responseString ?? "" })
+    ///     }
+    /// }
+    /// ```
+    /// Like a delegate's, the task's accessories run on the main queue. `ignoreCache` (default
+    /// `false`) skips the cache read, as ``startWithoutCache(_:tag:userInfo:success:failure:)`` does;
+    /// `tag` and `userInfo` are as in ``start(_:tag:userInfo:success:failure:)``.
+    @discardableResult
+    public func startOnMainActor(
+        _ request: any BaseRequest, ignoreCache: Bool = false, tag: Int = 0, userInfo: [String: any Sendable] = [:],
+        success: (@MainActor (RequestTask) -> Void)? = nil, failure: (@MainActor (RequestTask) -> Void)? = nil
+    ) -> RequestTask {
+        run(
+            request, .mainActor(success: success, failure: failure), readsCache: !ignoreCache, tag: tag,
+            userInfo: userInfo)
     }
 
     /// Sends `request` and returns its validated response, or a valid cached one unless `ignoreCache`.

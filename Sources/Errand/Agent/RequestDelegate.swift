@@ -1,4 +1,4 @@
-/// An object told when a request started with ``BaseRequest/start(delegate:)`` finishes.
+/// An object told when a request started with ``BaseRequest/start(tag:userInfo:delegate:)`` finishes.
 ///
 /// The delegate is held weakly, as in YTKNetwork, and lives on the main actor: its methods are
 /// called on the main queue whatever ``NetworkConfig/callbackQueue`` says, so a view controller

@@ -140,21 +140,9 @@ public final class RequestTask: Sendable {
     // MARK: Driven by the agent
 
     /// How the task reports its outcome.
-    enum Completion: Sendable {
-        case closures(success: (@Sendable (RequestTask) -> Void)?, failure: (@Sendable (RequestTask) -> Void)?)
-        case delegate(WeakDelegate)
-        case continuation(@Sendable (Result<Response, ErrandError>) -> Void)
-    }
+    typealias Completion = TaskCompletion
 
-    struct WeakDelegate: Sendable {
-        weak var delegate: (any RequestDelegate)?
-    }
-
-    enum Phase {
-        case created
-        case started
-        case finished
-    }
+    enum Phase { case created, started, finished }
 
     private struct State {
         var completion: Completion?
@@ -377,8 +365,9 @@ public final class RequestTask: Sendable {
     }
 
     /// Runs the accessories and the one callback, on `callbackQueue` — or the main queue for a
-    /// delegate, or inline for `async` callers — and drops the callbacks.
-    func deliver(on callbackQueue: DispatchQueue) {
+    /// delegate or main-actor closures, or inline for `async` callers — and drops the callbacks.
+    /// `watch`, when the debug log is on, times callbacks that wait for the main queue.
+    func deliver(on callbackQueue: DispatchQueue, watch: MainQueueWatch? = nil) {
         let (completion, outcome, predecessor, waiters) = state.withLock { state in
             defer {
                 state.completion = nil
@@ -391,31 +380,19 @@ public final class RequestTask: Sendable {
         let accessories = self.accessories
         let run: @Sendable () -> Void = {
             accessories.forEach { $0.requestWillStop(self) }
-            switch completion {
-            case .closures(let success, let failure):
-                if case .success = outcome { success?(self) } else { failure?(self) }
-            case .delegate(let box):
-                MainActor.assumeIsolated {
-                    if case .success = outcome {
-                        box.delegate?.requestFinished(self)
-                    } else {
-                        box.delegate?.requestFailed(self)
-                    }
-                }
-            case .continuation(let resume):
-                resume(outcome)
-            }
+            completion.call(self, with: outcome)
             accessories.forEach { $0.requestDidStop(self) }
         }
-        switch completion {
-        case .closures:
-            if let predecessor {
-                predecessor.notify(queue: callbackQueue, execute: run)
-            } else {
-                callbackQueue.async(execute: run)
-            }
-        case .delegate: DispatchQueue.main.async(execute: run)
-        case .continuation: run()
+        guard let queue = completion.queue(callbackQueue: callbackQueue) else { return run() }
+        let ticket = completion.runsOnMain(callbackQueue: callbackQueue) ? watch?.enqueued() : nil
+        let timed: @Sendable () -> Void = {
+            if let ticket { watch?.ran(ticket) }
+            run()
+        }
+        if let predecessor {
+            predecessor.notify(queue: queue, execute: timed)
+        } else {
+            queue.async(execute: timed)
         }
     }
 }

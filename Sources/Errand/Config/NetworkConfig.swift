@@ -135,7 +135,18 @@ public final class NetworkConfig: Sendable {
 
     /// The queue success and failure closures, and the accessories of closure-started tasks, run
     /// on. Default `.main`. A ``RequestDelegate`` is `@MainActor`: delegate calls, and the
-    /// accessories of delegate-started tasks, always run on the main queue.
+    /// accessories of delegate-started tasks, always run on the main queue, as do the closures of
+    /// ``BaseRequest/startOnMainActor(ignoreCache:tag:userInfo:success:failure:)``.
+    ///
+    /// A command-line tool whose main thread waits — on a semaphore, a `sleep`, a `readLine()` —
+    /// never gets callbacks on the main queue. Any one of these works:
+    /// - `await` the request's ``BaseRequest/response(ignoreCache:)`` from an `async` `main`;
+    /// - call `dispatchMain()` at the end of a `main` that is not `async`, and `exit(_:)` from
+    ///   the last callback;
+    /// - set `callbackQueue` to a queue of its own, such as `DispatchQueue(label: "callbacks")`.
+    ///
+    /// With ``debugLogEnabled`` on, the log warns once when a callback has waited 5 seconds for
+    /// the main queue.
     public var callbackQueue: DispatchQueue {
         get { state[\.callbackQueue] }
         set { state[\.callbackQueue] = newValue }

@@ -17,11 +17,13 @@ final class RequestPipeline: Sendable {
     let cache: ResponseCache
     private let transport: any Transport
     private let retryTimer: RetryTimer
+    private let mainQueueWatch: MainQueueWatch
 
-    init(config: NetworkConfig, transport: any Transport, retryTimer: RetryTimer) {
+    init(config: NetworkConfig, transport: any Transport, retryTimer: RetryTimer, mainQueueWatch: MainQueueWatch) {
         self.config = config
         self.transport = transport
         self.retryTimer = retryTimer
+        self.mainQueueWatch = mainQueueWatch
         scheduler = RequestScheduler(maxConcurrent: 6)
         cache = ResponseCache(config: config)
     }
@@ -259,9 +261,8 @@ final class RequestPipeline: Sendable {
     func finish(_ task: RequestTask, response: Response?, error: ErrandError?) {
         guard task.finish(response: response, error: error) else { return }
         scheduler.finish(task)
-        if config.debugLogEnabled {
-            DebugLog.write(DebugLog.line(for: task))
-        }
-        task.deliver(on: config.callbackQueue)
+        guard config.debugLogEnabled else { return task.deliver(on: config.callbackQueue) }
+        DebugLog.write(DebugLog.line(for: task))
+        task.deliver(on: config.callbackQueue, watch: mainQueueWatch)
     }
 }

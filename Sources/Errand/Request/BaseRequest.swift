@@ -19,7 +19,8 @@ import Foundation
 /// let response = try await GetUserInfoApi(userId: "42").response()
 /// ```
 ///
-/// Start it with ``start(success:failure:)``, ``start(delegate:)`` or ``response(ignoreCache:)``.
+/// Start it with ``start(tag:userInfo:success:failure:)``, ``start(tag:userInfo:delegate:)``,
+/// ``startOnMainActor(ignoreCache:tag:userInfo:success:failure:)`` or ``response(ignoreCache:)``.
 public protocol BaseRequest: Sendable {
     /// The path of the request relative to the base URL (`"/users"`), or an absolute URL,
     /// which skips URL filters and the base. Default `""`.

@@ -13,6 +13,8 @@ enum TransportRequestBuilder {
         var largeMultipartBody: MultipartFormData?
     }
 
+    /// The request as sent. It carries Errand's default `User-Agent` unless its headers or the
+    /// session configuration name one; a custom `URLRequest` is sent as it is.
     static func build(_ request: any BaseRequest, config: NetworkConfig) throws(ErrandError) -> Output {
         if let custom = request.buildCustomURLRequest() {
             return Output(request: try transportRequest(from: custom))
@@ -58,6 +60,7 @@ enum TransportRequestBuilder {
             }
             output.request.headers[name] = value
         }
+        UserAgent.addDefault(to: &output.request.headers, config: config)
         return output
     }
 

@@ -72,6 +72,7 @@ public enum ErrandError: Error, Sendable, Equatable {
 }
 
 extension ErrandError: CustomStringConvertible {
+    /// One sentence saying what failed, with the URL or value involved where there is one.
     public var description: String {
         switch self {
         case .invalidURL(let url):
@@ -106,5 +107,6 @@ extension ErrandError: CustomStringConvertible {
 }
 
 extension ErrandError: LocalizedError {
+    /// The same as ``description``, so `localizedDescription` says what failed rather than a generic message.
     public var errorDescription: String? { description }
 }

@@ -62,21 +62,6 @@ final class PartialDownload: Sendable {
         var record: Record
     }
 
-    /// What the partial file holds, stored beside it as JSON.
-    private struct Record: Codable, Equatable {
-        var version = 1
-        var url: String
-        var etag: String?
-        var lastModified: String?
-        var expectedLength: Int64?
-
-        /// The `If-Range` value: a strong ETag, else the Last-Modified date; `nil` forbids resuming.
-        var validator: String? {
-            if let etag, !etag.hasPrefix("W/") { return etag }
-            return lastModified
-        }
-    }
-
     /// Resolves the target, touching nothing on disk.
     ///
     /// A `targetPath` that is an existing directory, or ends in `/`, gets the URL's last path
@@ -362,14 +347,8 @@ final class PartialDownload: Sendable {
     }
 
     private func partialSize() -> Int64? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: partialURL.path) else { return nil }
-        switch attributes[.size] {
-        case let size as Int64: return size
-        case let size as UInt64: return Int64(exactly: size)
-        case let size as Int: return Int64(size)
-        case let size as NSNumber: return size.int64Value
-        default: return nil
-        }
+        var info = stat()
+        return stat(partialURL.path, &info) == 0 ? Int64(info.st_size) : nil
     }
 
     private func readRecord() -> Record? {
@@ -416,34 +395,4 @@ final class PartialDownload: Sendable {
         try? remove(recordURL)
         try? remove(partialURL)
     }
-}
-
-/// A `Content-Range: bytes first-last/total` value; `total` is `nil` for `*`.
-private struct ContentRange {
-    let start: Int64
-    let end: Int64
-    let total: Int64?
-
-    init?(_ value: String?) {
-        guard let value = value?.trimmed, value.lowercased().hasPrefix("bytes ") else { return nil }
-        let spec = value.dropFirst("bytes ".count).split(separator: "/", omittingEmptySubsequences: false)
-        guard spec.count == 2 else { return nil }
-        let bounds = spec[0].split(separator: "-", omittingEmptySubsequences: false)
-        guard bounds.count == 2, let start = Int64(bounds[0].trimmed), let end = Int64(bounds[1].trimmed),
-            start >= 0, end >= start
-        else { return nil }
-        let total = spec[1].trimmed
-        if total == "*" {
-            self.total = nil
-        } else {
-            guard let length = Int64(total), length > end else { return nil }
-            self.total = length
-        }
-        self.start = start
-        self.end = end
-    }
-}
-
-extension StringProtocol {
-    fileprivate var trimmed: String { trimmingCharacters(in: .whitespaces) }
 }

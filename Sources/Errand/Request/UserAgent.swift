@@ -1,0 +1,44 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The `User-Agent` requests carry unless they name their own: `<app>/<version> Errand/<version>`,
+/// so server logs tell apps and their versions apart (Linux URLSession's own says only
+/// `<process> (unknown version) curl/<version>`).
+enum UserAgent {
+    /// Errand's version, as the `User-Agent` reports it.
+    static let errandVersion = "0.1.0"
+
+    /// The app's name: the bundle name on Apple platforms, else the process name.
+    static let appName: String = {
+        #if canImport(Darwin)
+            if let name = Bundle.main.object(forInfoDictionaryKey: "CFBundleName") as? String, !name.isEmpty {
+                return name
+            }
+        #endif
+        return ProcessInfo.processInfo.processName
+    }()
+
+    /// `<app>/<appVersion> Errand/<version>`; without `/<appVersion>` when `appVersion` is empty.
+    static func value(appVersion: String) -> String {
+        let app = appVersion.isEmpty ? token(appName) : "\(token(appName))/\(token(appVersion))"
+        return "\(app) Errand/\(errandVersion)"
+    }
+
+    /// Adds the default to `headers` unless they, or the session configuration's additional
+    /// headers, name a `User-Agent` already.
+    static func addDefault(to headers: inout [String: String], config: NetworkConfig) {
+        guard headers.headerField("User-Agent") == nil else { return }
+        let sessionHeaders = config.sessionConfiguration.httpAdditionalHeaders ?? [:]
+        guard !sessionHeaders.keys.contains(where: { ($0 as? String)?.lowercased() == "user-agent" }) else { return }
+        headers["User-Agent"] = value(appVersion: config.appVersion)
+    }
+
+    /// `text` as an HTTP token: spaces and separators, which would split the product, become `-`.
+    private static func token(_ text: String) -> String {
+        let separators = Set("()<>@,;:\\\"/[]?={} \t")
+        return String(text.map { separators.contains($0) || !$0.isASCII || $0.isNewline ? "-" : $0 })
+    }
+}
