@@ -143,6 +143,15 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     private static let completionQueue = DispatchQueue.global(qos: .userInitiated)
 
+    /// Declines every redirect: the 3xx arrives as a response, and ``URLSessionTransport`` follows
+    /// it itself, by rules URLSession on Linux does not keep (see ``SessionRedirectHop``).
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void

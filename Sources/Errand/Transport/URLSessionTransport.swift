@@ -49,24 +49,45 @@ public final class URLSessionTransport: Transport {
     /// Starts `request`; see ``Transport/send(_:events:)``.
     ///
     /// Returns at once: the session's task is created and resumed on the transport's own queue.
+    /// Redirects are followed here, not by URLSession: see ``SessionRedirectHop``.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
         let handle = SessionTask(control: control, router: router)
-        control.async { [session, router] in
+        let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + $0 }
+        start(
+            SessionRedirectHop(request: request, redirectCount: 0), deadline: deadline, handle: handle, events: events)
+        return handle
+    }
+
+    /// Sends one exchange of a request, and the next one after a redirect it follows.
+    private func start(
+        _ hop: SessionRedirectHop, deadline: DispatchTime?, handle: SessionTask,
+        events: @escaping @Sendable (TransportEvent) -> Void
+    ) {
+        control.async { [self] in
             guard !handle.isCancelled else { return events(.completed(.cancelled)) }
+            let request = hop.request
             let urlRequest = Self.urlRequest(for: request)
             // An upload task streams the file from disk; a body in `httpBody` would be read whole.
             let task =
                 request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
                 ?? session.dataTask(with: urlRequest)
-            router.register(
-                task, idleTimeout: request.timeoutInterval, deadline: request.timeoutIntervalForResource,
-                events: events)
+            let remaining = deadline.map { Double($0.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds) / 1e9 }
+            router.register(task, idleTimeout: request.timeoutInterval, deadline: remaining.map { max(0, $0) }) {
+                [self] event in
+                switch hop.receive(event) {
+                case .forward(let event): events(event)
+                case .ignore: break
+                case .follow(let next):
+                    let nextHop = SessionRedirectHop(request: next, redirectCount: hop.redirectCount + 1)
+                    start(nextHop, deadline: deadline, handle: handle, events: events)
+                case .fail(let error): events(.completed(error))
+                }
+            }
             task.resume()
             handle.attach(task)
         }
-        return handle
     }
 
     /// A copy of `configuration` without a `URLCache`. Errand caches responses itself, and on
