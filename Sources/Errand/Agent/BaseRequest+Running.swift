@@ -64,6 +64,12 @@ extension BaseRequest {
         try await NetworkAgent.shared.response(self, ignoreCache: ignoreCache)
     }
 
+    /// Sends the request and blocks until its response is there; see ``NetworkAgent/responseSync(_:ignoreCache:)``.
+    @available(*, noasync, message: "In async code, use response(ignoreCache:)")
+    public func responseSync(ignoreCache: Bool = false) throws(ErrandError) -> Response {
+        try NetworkAgent.shared.responseSync(self, ignoreCache: ignoreCache)
+    }
+
     /// Sends the request and decodes its JSON body as `type`.
     public func decoded<T: Decodable>(_ type: T.Type, decoder: JSONDecoder = JSONDecoder()) async throws(ErrandError)
         -> T

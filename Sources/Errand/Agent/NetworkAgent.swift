@@ -124,6 +124,28 @@ public final class NetworkAgent: Sendable {
         return try result.get()
     }
 
+    /// Sends `request` and blocks the calling thread until its validated response, or a valid
+    /// cached one unless `ignoreCache`, is there: for scripts and command-line tools.
+    ///
+    /// It needs neither the main queue nor ``NetworkConfig/callbackQueue``, so calling it on
+    /// either cannot deadlock — but it blocks that thread, so an app never calls it on main.
+    /// In `async` code, use ``response(_:ignoreCache:)``: blocking a thread of the Swift
+    /// concurrency pool could starve the interceptors this request needs.
+    @available(*, noasync, message: "In async code, use response(_:ignoreCache:)")
+    public func responseSync(_ request: any BaseRequest, ignoreCache: Bool = false) throws(ErrandError) -> Response {
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Locked<Result<Response, ErrandError>>(.failure(.cancelled))
+        let task = pipeline.makeTask(
+            request,
+            completion: .continuation { result in
+                outcome.withLock { $0 = result }
+                finished.signal()
+            })
+        pipeline.start(task, readsCache: !ignoreCache)
+        finished.wait()
+        return try outcome.withLock { $0 }.get()
+    }
+
     /// Sends `request` and decodes its JSON body as `type`.
     /// - Throws: ``ErrandError/decoding(_:)`` when the body does not decode, or any error of ``response(_:ignoreCache:)``.
     public func decoded<T: Decodable>(
