@@ -49,7 +49,8 @@ public final class URLSessionTransport: Transport {
     /// Starts `request`; see ``Transport/send(_:events:)``.
     ///
     /// Returns at once: the session's task is created and resumed on the transport's own queue.
-    /// Redirects are followed here, not by URLSession: see ``SessionRedirectHop``.
+    /// Redirects are followed here, not by URLSession, so that a POST keeps its body on 307 and
+    /// 308 and credentials never reach another origin.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
