@@ -143,6 +143,9 @@ final class CurlTransfer {
         setLong(ERRAND_CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(CurlHop.timeout(request.timeoutInterval) * 1000))
         _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_URL, request.url.absoluteString)
+        if let file = hop.certificateAuthorityFile {
+            _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CAINFO, file)
+        }
         // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
         if request.headers.field("Range") == nil && request.headers.field("Accept-Encoding") != "identity" {
             _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_ACCEPT_ENCODING, "")

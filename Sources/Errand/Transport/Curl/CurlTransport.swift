@@ -38,6 +38,8 @@ public final class CurlTransport: Transport {
     private let cookies: CurlCookies
     private let additionalHeaders: [String: String]
     private let peakBuffered = Locked(0)
+    /// Certificates trusted instead of the system's: only tests set it, to reach a local TLS server.
+    private let certificateAuthorityFile: String?
 
     /// Creates a transport.
     /// - Parameters:
@@ -46,7 +48,14 @@ public final class CurlTransport: Transport {
     ///     (`httpAdditionalHeaders`) and the connections kept per host
     ///     (`httpMaximumConnectionsPerHost`). Default `.default`.
     ///   - bufferLimit: See ``bufferLimit``. Default 1 MiB.
-    public init(configuration: URLSessionConfiguration = .default, bufferLimit: Int = 1 << 20) {
+    public convenience init(configuration: URLSessionConfiguration = .default, bufferLimit: Int = 1 << 20) {
+        self.init(configuration: configuration, bufferLimit: bufferLimit, certificateAuthorityFile: nil)
+    }
+
+    /// A transport that trusts the certificates in the PEM file `certificateAuthorityFile`
+    /// instead of the system's, for tests against a local TLS server.
+    init(configuration: URLSessionConfiguration, bufferLimit: Int, certificateAuthorityFile: String?) {
+        self.certificateAuthorityFile = certificateAuthorityFile
         self.bufferLimit = max(bufferLimit, 1)
         cookies = CurlCookies(configuration: configuration)
         var headers: [String: String] = [:]
@@ -88,7 +97,7 @@ public final class CurlTransport: Transport {
             .start(
                 CurlHop(
                     id: id, request: request, cookieHeader: cookies.header(for: request), mailbox: mailbox,
-                    deadline: deadline)))
+                    deadline: deadline, certificateAuthorityFile: certificateAuthorityFile)))
         return task
     }
 
