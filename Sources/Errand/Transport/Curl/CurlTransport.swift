@@ -25,7 +25,8 @@ import Foundation
 /// ``URLSessionTransport`` instead.
 ///
 /// TLS is verified against the system's trust store; proxies come from the environment
-/// (`https_proxy`, `http_proxy`, `no_proxy`), as with the `curl` command.
+/// (`https_proxy`, `http_proxy`, `no_proxy`), as with the `curl` command. Loading libcurl sets
+/// `SIGPIPE` to be ignored for the process: a write to a closed connection must fail, not end it.
 public final class CurlTransport: Transport {
     /// Whether libcurl could be loaded on this machine. Checked once.
     public static var isAvailable: Bool { CurlLibrary.isLoaded }
