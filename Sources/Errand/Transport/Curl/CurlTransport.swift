@@ -92,7 +92,9 @@ public final class CurlTransport: Transport {
             return task
         }
         var request = request
-        request.headers.merge(additionalHeaders) { own, _ in own }
+        for (name, value) in additionalHeaders where request.headers.field(name) == nil {
+            request.headers[name] = value
+        }
         let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + CurlHop.timeout($0) }
         driver.submit(
             .start(
