@@ -23,6 +23,8 @@ let package = Package(
         .executableTarget(name: "Transfers", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/Transfers"),
         .executableTarget(
             name: "OfflineAccounts", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/OfflineAccounts"),
+        .executableTarget(
+            name: "TokenRefresh", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/TokenRefresh"),
         .executableTarget(name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]

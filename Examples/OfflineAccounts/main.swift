@@ -50,15 +50,9 @@ enum OfflineAccounts {
 
     static func run(arguments: [String]) async throws {
         let config = NetworkConfig.shared
-        var server: TestServer?
-        if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
-            config.baseUrl = arguments[index + 1]
-        } else {
-            server = try TestServer()
-            config.baseUrl = server?.baseURL ?? ""
-            print("Started the embedded test server at \(config.baseUrl).")
-        }
-        defer { server?.stop() }
+        let server = try ExampleServer(arguments: arguments)
+        config.baseUrl = server.baseURL
+        defer { server.stop() }
         config.cacheDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("OfflineAccounts-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: config.cacheDirectory) }
@@ -76,7 +70,7 @@ enum OfflineAccounts {
         signIn("ann")
         print("The server goes away.")
         let offline: NetworkAgent
-        if let running = server {
+        if let running = server.embedded {
             running.stop()
             offline = NetworkAgent.shared
         } else {

@@ -49,16 +49,9 @@ enum QuickStart {
     }
 
     static func run(arguments: [String]) async throws {
-        var server: TestServer?
-        if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
-            NetworkConfig.shared.baseUrl = arguments[index + 1]
-        } else {
-            let embedded = try TestServer()
-            server = embedded
-            NetworkConfig.shared.baseUrl = embedded.baseURL
-            print("Started the embedded test server at \(embedded.baseURL).")
-        }
-        defer { server?.stop() }
+        let server = try ExampleServer(arguments: arguments)
+        NetworkConfig.shared.baseUrl = server.baseURL
+        defer { server.stop() }
         print("Every request below goes to \(NetworkConfig.shared.baseUrl).\n")
 
         // 1. async/await

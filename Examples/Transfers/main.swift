@@ -47,17 +47,13 @@ enum Transfers {
     static func run(arguments: [String]) async throws {
         let config = NetworkConfig.shared
         config.callbackQueue = DispatchQueue(label: "Transfers.callbacks")  // no main run loop here
-        var server: TestServer?
-        var resource = "/range/102400?duration=2&chunk_size=2048"  // httpbin's largest, over 2 s
-        if let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count {
-            config.baseUrl = arguments[index + 1]
-        } else {
-            server = try TestServer()
-            config.baseUrl = server?.baseURL ?? ""
-            resource = "/download/\(48 << 20)?rate=\(24 << 20)"  // 48 MiB over 2 s
-            print("Started the embedded test server at \(config.baseUrl).")
-        }
-        defer { server?.stop() }
+        let server = try ExampleServer(arguments: arguments)
+        config.baseUrl = server.baseURL
+        defer { server.stop() }
+        let resource =
+            server.embedded == nil
+            ? "/range/102400?duration=2&chunk_size=2048"  // httpbin's largest, over 2 s
+            : "/download/\(48 << 20)?rate=\(24 << 20)"  // 48 MiB over 2 s
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("Transfers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -12,7 +12,8 @@ struct HTTPConnection: Sendable {
     /// How writing a response went.
     private enum Delivery {
         case complete
-        /// A streamed body stopped short of its `Content-Length` on purpose: end the connection.
+        /// A streamed body stopped short of its `Content-Length`, or nothing was sent at all
+        /// (``HTTPResponse/dropConnection``), on purpose: end the connection.
         case cutShort
         case peerGone
     }
@@ -82,6 +83,7 @@ struct HTTPConnection: Sendable {
     /// Writes the head and body; a small body goes out with the head in one send, a streamed
     /// one chunk by chunk as its producer makes it.
     private func send(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool) -> Delivery {
+        guard !response.dropsConnection else { return .cutShort }
         var wire = response.head(keepAlive: keepAlive)
         guard includeBody && response.allowsBody else {
             return Socket.sendAll(descriptor, wire) ? .complete : .peerGone

@@ -18,6 +18,8 @@ struct HTTPResponse: Sendable {
     /// Everything but `Content-Length` and `Connection`, which `head` writes itself.
     var headers: [HTTPHeader]
     var body: Body
+    /// Set only on ``dropConnection``: the connection closes without anything being written.
+    private(set) var dropsConnection = false
 
     init(status: Int, headers: [HTTPHeader] = [], body: Data = Data()) {
         self.status = status
@@ -87,6 +89,13 @@ struct HTTPResponse: Sendable {
         if trailingNewline { data.append(0x0A) }
         return data
     }
+
+    /// No answer at all: the connection closes as if the server had died mid-request.
+    static let dropConnection = {
+        var response = HTTPResponse(status: 500)
+        response.dropsConnection = true
+        return response
+    }()
 
     static func text(_ text: String, status: Int, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", contentType)], body: Data(text.utf8))

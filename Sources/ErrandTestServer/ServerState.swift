@@ -14,6 +14,8 @@ import Foundation
 final class ServerState: @unchecked Sendable {  // every `var` is read and written only while holding `condition`
     let listener: Int32
     let port: UInt16
+    /// Tokens, captchas and call counts of the request-pipeline endpoints.
+    let pipeline = PipelineState()
 
     private let condition = NSCondition()
     private var stopped = false

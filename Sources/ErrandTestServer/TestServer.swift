@@ -20,7 +20,7 @@ import Foundation
 /// and `files`), `/headers`, `/status/{codes}`, `/response-headers`,
 /// `/basic-auth/{user}/{passwd}`, `/delay/{seconds}`, `/bytes/{n}`, `/range/{numbytes}`, `/json`.
 ///
-/// Errand's own endpoints, **not part of httpbin**, for transfer and fault tests:
+/// Errand's own endpoints, **not part of httpbin**, for transfer, fault and request-pipeline tests:
 /// - `GET /download/{numbytes}`: pseudo-random bytes that depend on the size and on
 ///   ``downloadVersion`` (compute them with ``downloadContent(size:version:range:)``), streamed
 ///   in 64 KiB chunks so any size costs the server kilobytes. Strong `ETag` `"v{version}-{n}"`,
@@ -32,6 +32,37 @@ import Foundation
 ///   `rate=B` throttles to about B bytes a second (``stop()`` ends it promptly).
 /// - `POST`/`PUT /upload`: reads the body (`Content-Length` or chunked) without keeping it and
 ///   answers `{"bytes": N, "checksum": "<16 hex digits of Checksum>", "content_type": …}`.
+/// - `POST /auth/login` with a form or JSON body of non-empty `username` and `password` (and
+///   optionally `expires_in`, seconds, default 3600): `{"access_token", "refresh_token",
+///   "token_type": "Bearer", "expires_in"}`; 400 `{"error": "invalid_request", …}` without them.
+/// - `GET`/`POST /auth/protected[/…]`: 200 `{"authenticated": true, "token", "path"}` for a
+///   current `Authorization: Bearer` token (issued here, within its `expires_in`, and neither
+///   expired by `/auth/expire` nor replaced by a refresh); otherwise 401 `{"error": "invalid_token"}` with
+///   `WWW-Authenticate: Bearer error="invalid_token"`. `?delay_ms=N` (≤ 5000) checks the token
+///   only after N ms, so that it can expire while the request is in flight.
+/// - `GET /auth/protected-in-body`: the same check (the token may also be the `access_token`
+///   query parameter), always 200: `{"response": {"authenticated": true, "token"}}`, or
+///   `{"error": {"error_code": 5, "error_msg": "User authorization failed: …"}}`.
+/// - `POST /auth/refresh` with a form or JSON `refresh_token`: a current one is used up, with the
+///   access token issued alongside it, for new tokens (the login's shape and lifetime); else 401
+///   `{"error": "invalid_grant"}`. `?delay_ms=N` (≤ 5000) answers after N ms (``stop()`` ends it).
+/// - `POST /auth/expire` (``expireAccessTokens()``) invalidates every access token, `POST
+///   /auth/revoke` (``revokeRefreshTokens()``) every refresh token: 204 both.
+/// - `GET /auth/stats`: `{"logins", "refreshes", "refresh_attempts", "protected_ok",
+///   "protected_rejected"}` (``loginCount``, ``refreshCount``, ``refreshAttemptCount``).
+/// - `GET /captcha/protected`: 200 `{"error": {"error_code": 14, "error_msg": "Captcha needed",
+///   "captcha_sid", "captcha_img"}}` with a new sid each time, until `?captcha_sid=S&captcha_key=K`
+///   answers an open captcha: 200 `{"response": {"passed": true}}`. The key is the sid reversed
+///   (``captchaAnswer(sid:)``); each sid takes one answer.
+/// - `GET`/`POST`/`PUT`/`DELETE /flaky/{key}?failures=K&status=C&retry_after=S`: the first K
+///   calls for the key (default 1, counted per server, ``flakyCallCount(key:)``) answer C
+///   (400–599, default 503) `{"error": "flaky", "call": n}` with `Retry-After: S` when given;
+///   with `mode=drop` they close the connection without an answer. Later calls answer 200
+///   `{"key", "call": n, "method"}`. A client may resend a request dropped on a reused
+///   keep-alive connection by itself before reporting anything (FoundationNetworking does, and
+///   on a fresh connection reports `badServerResponse`), so count calls with
+///   ``flakyCallCount(key:)`` rather than assume one per attempt.
+/// - `GET /api-error?code=C&message=M`: 200 `{"error": {"error_code": C, "error_msg": M}}`.
 ///
 /// Connections are kept alive, each is served on its own thread, and request bodies may be
 /// sent with `Content-Length` or chunked. Responses always carry `Content-Length` (except
@@ -88,6 +119,44 @@ public final class TestServer: Sendable {
         set { state.downloadVersion = newValue }
     }
 
+    /// How many times `/auth/login` has handed out tokens.
+    public var loginCount: Int {
+        state.pipeline.authStats.logins
+    }
+
+    /// How many times `/auth/refresh` has handed out new tokens.
+    public var refreshCount: Int {
+        state.pipeline.authStats.refreshes
+    }
+
+    /// How many requests `/auth/refresh` has received, refused ones included; a slow refresh
+    /// (`?delay_ms=`) counts from when it arrives.
+    public var refreshAttemptCount: Int {
+        state.pipeline.authStats.refreshAttempts
+    }
+
+    /// Invalidates every access token issued so far, as `POST /auth/expire` does: the next
+    /// protected request gets 401 until the client refreshes or logs in again.
+    public func expireAccessTokens() {
+        state.pipeline.expireAccessTokens()
+    }
+
+    /// Invalidates every refresh token issued so far, as `POST /auth/revoke` does: the next
+    /// refresh gets 401 `invalid_grant`.
+    public func revokeRefreshTokens() {
+        state.pipeline.revokeRefreshTokens()
+    }
+
+    /// How many requests `/flaky/{key}` has received for `key`, failed ones included.
+    public func flakyCallCount(key: String) -> Int {
+        state.pipeline.flakyCallCount(key: key)
+    }
+
+    /// The `captcha_key` that solves the captcha `sid` of `/captcha/protected`: `sid` reversed.
+    public static func captchaAnswer(sid: String) -> String {
+        PipelineState.captchaAnswer(sid: sid)
+    }
+
     /// The requests received whose path starts with `prefix`, oldest first (at most the last
     /// 1000 of all requests are kept), e.g. to check the `Range` a resumed download sent.
     public func receivedRequests(path prefix: String = "/") -> [RecordedRequest] {
@@ -122,7 +191,8 @@ public final class TestServer: Sendable {
 
     // MARK: Internals
 
-    private static let router = Router(routes: HTTPBinRoutes.all + TransferRoutes.all + ClientBehaviourRoutes.all)
+    private static let router = Router(
+        routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

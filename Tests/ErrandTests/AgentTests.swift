@@ -39,8 +39,13 @@ struct AgentTests {
         ]
         let callbacks = order.map { start(Request($0.0, priority: $0.1)).1 }
         #expect(transport.sentPaths == ["/blocker"])
+        // Each finished request frees the one slot, and the next one starts on another thread.
         for index in 0..<6 {
-            transport.sent[index].respond()
+            guard let sent = transport.waitForSent(count: index + 1) else {
+                Issue.record("request \(index + 1) was never sent")
+                return
+            }
+            sent[index].respond()
         }
         _ = await blocker.outcome()
         for callback in callbacks { _ = await callback.outcome() }
@@ -52,9 +57,9 @@ struct AgentTests {
         let callbacks = (0..<5).map { start(Request("/r\($0)")).1 }
         #expect(transport.sent.count == 3)
         transport.sent[0].respond()
-        #expect(transport.sent.count == 4)
+        #expect(transport.waitForSent(count: 4)?.count == 4)
         agent.maxConcurrentRequests = 5
-        #expect(transport.sent.count == 5)
+        #expect(transport.waitForSent(count: 5)?.count == 5)
         for sent in transport.sent.dropFirst() { sent.respond() }
         for callback in callbacks { #expect(await callback.outcome().succeeded) }
     }

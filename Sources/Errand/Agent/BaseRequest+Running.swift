@@ -7,25 +7,31 @@ extension BaseRequest {
     ///
     /// From main-actor code with the default callback queue, touch main-actor state inside
     /// `MainActor.assumeIsolated { … }`, or use ``response(ignoreCache:)`` instead.
+    /// `tag` and `userInfo` (default `0` and empty) are the task's from the start, so accessories
+    /// and a cache-served callback see them.
     @discardableResult
     public func start(
-        success: (@Sendable (RequestTask) -> Void)? = nil, failure: (@Sendable (RequestTask) -> Void)? = nil
+        tag: Int = 0, userInfo: [String: any Sendable] = [:], success: (@Sendable (RequestTask) -> Void)? = nil,
+        failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
-        NetworkAgent.shared.start(self, success: success, failure: failure)
+        NetworkAgent.shared.start(self, tag: tag, userInfo: userInfo, success: success, failure: failure)
     }
 
     /// Starts the request; `delegate`, held weakly, is told on the main queue when it ends.
     @discardableResult
-    public func start(delegate: any RequestDelegate) -> RequestTask {
-        NetworkAgent.shared.start(self, delegate: delegate)
+    public func start(tag: Int = 0, userInfo: [String: any Sendable] = [:], delegate: any RequestDelegate)
+        -> RequestTask
+    {
+        NetworkAgent.shared.start(self, tag: tag, userInfo: userInfo, delegate: delegate)
     }
 
     /// Starts the request without reading the cache first; a fresh response is still stored.
     @discardableResult
     public func startWithoutCache(
-        success: (@Sendable (RequestTask) -> Void)? = nil, failure: (@Sendable (RequestTask) -> Void)? = nil
+        tag: Int = 0, userInfo: [String: any Sendable] = [:], success: (@Sendable (RequestTask) -> Void)? = nil,
+        failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
-        NetworkAgent.shared.startWithoutCache(self, success: success, failure: failure)
+        NetworkAgent.shared.startWithoutCache(self, tag: tag, userInfo: userInfo, success: success, failure: failure)
     }
 
     /// Sends the request and returns its validated response; `ignoreCache` skips the cache read.

@@ -42,18 +42,20 @@ public final class RequestTask: Sendable {
     /// Whether ``cancel()`` was called before the task finished.
     public var isCancelled: Bool { state[\.isCancelled] }
 
-    /// Whether the task has started and not yet finished; a task waiting in the agent's queue counts.
-    public var isExecuting: Bool {
-        state.withLock {
-            switch $0.phase {
-            case .queued, .running: true
-            case .created, .finished: false
-            }
-        }
-    }
+    /// Whether the task has started and not yet finished; a task waiting in the agent's queue,
+    /// or between two attempts, counts.
+    public var isExecuting: Bool { state.withLock { $0.phase == .started } }
+
+    /// How many times the request was sent: `1` for the first attempt, more after retries and
+    /// restarted downloads; `0` before it is sent and for a response served from the cache.
+    public var attemptCount: Int { state[\.attempt] }
+
+    /// The request as last sent, after interceptors adapted it; `nil` before the first attempt.
+    public var sentRequest: TransportRequest? { state[\.sentRequest] }
 
     /// The response, once one arrived — also when validation then failed it, so the body of a
-    /// 404 can be read. `nil` when the request failed before the server answered.
+    /// 404 can be read. `nil` when the request failed before the server answered. Between
+    /// attempts, the last attempt's response, as interceptors deciding on a retry see it.
     public var response: Response? { state[\.response] }
 
     /// Why the task failed; `nil` while it runs and after success.
@@ -90,7 +92,7 @@ public final class RequestTask: Sendable {
         get async throws(ErrandError) {
             let outcome = await withCheckedContinuation { continuation in
                 let finished = state.withLock { state -> Result<Response, ErrandError>? in
-                    guard state.phase.isFinished else {
+                    guard state.phase == .finished else {
                         state.waiters.append(continuation)
                         return nil
                     }
@@ -118,17 +120,21 @@ public final class RequestTask: Sendable {
     }
 
     /// Stops the task. Its failure callback runs with ``ErrandError/cancelled`` unless it had
-    /// already finished; calling `cancel()` again does nothing.
+    /// already finished; calling `cancel()` again does nothing. A wait between attempts ends at
+    /// once; a download on the wire ends once the transport has stopped, so that the partial
+    /// file it keeps holds every byte received.
     public func cancel() {
-        let (didCancel, transportTask) = state.withLock { state -> (Bool, (any TransportTask)?) in
-            guard !state.isCancelled, !state.phase.isFinished else { return (false, nil) }
+        let cancelled = state.withLock { state -> (stops: [@Sendable () -> Void], finishesNow: Bool)? in
+            guard !state.isCancelled, state.phase != .finished else { return nil }
             state.isCancelled = true
-            if case .running(let task) = state.phase { return (true, task) }
-            return (true, nil)
+            let transportStop = state.transportTask.map { task -> @Sendable () -> Void in { task.cancel() } }
+            let stops = [transportStop, state.pendingWork].compactMap { $0 }
+            state.pendingWork = nil
+            return (stops, !(state.download != nil && state.attemptInFlight))
         }
-        guard didCancel else { return }
-        transportTask?.cancel()
-        cancellationHandler(self)
+        guard let cancelled else { return }
+        cancelled.stops.forEach { $0() }
+        if cancelled.finishesNow { cancellationHandler(self) }
     }
 
     // MARK: Driven by the agent
@@ -146,14 +152,8 @@ public final class RequestTask: Sendable {
 
     enum Phase {
         case created
-        case queued
-        case running(any TransportTask)
+        case started
         case finished
-
-        var isFinished: Bool {
-            if case .finished = self { return true }
-            return false
-        }
     }
 
     private struct State {
@@ -163,7 +163,18 @@ public final class RequestTask: Sendable {
         var userInfo: [String: any Sendable] = [:]
         var phase = Phase.created
         var isCancelled = false
-        var transportRequest: TransportRequest?
+        /// The request as built, before interceptors adapt it.
+        var builtRequest: TransportRequest?
+        var sentRequest: TransportRequest?
+        var attempt = 0
+        /// From sending an attempt until its response is complete.
+        var attemptInFlight = false
+        /// From sending an attempt until the transport reports it completed, cancelled or not:
+        /// a body file must outlive the transport's reading it.
+        var transportRunning = false
+        var transportTask: (any TransportTask)?
+        /// Stops what the task waits for between attempts: an adapt, a retry decision, a backoff.
+        var pendingWork: (@Sendable () -> Void)?
         var head: (statusCode: Int, headers: [String: String])?
         var body = Data()
         var response: Response?
@@ -183,114 +194,180 @@ public final class RequestTask: Sendable {
 
     var accessories: [any RequestAccessory] { state[\.accessories] }
 
-    /// Whether the transport is sending the request now, as opposed to its waiting or being done.
-    var isSending: Bool {
-        state.withLock {
-            if case .running = $0.phase { return true }
-            return false
-        }
-    }
-    var transportRequest: TransportRequest? { state[\.transportRequest] }
-    /// Where a download's body goes; set before the task is queued.
+    /// Whether an attempt is on the wire, as opposed to the task's waiting or being done.
+    var isSending: Bool { state.withLock { $0.transportTask != nil } }
+    /// The request as sent, else as built: what descriptions and the debug log show.
+    var transportRequest: TransportRequest? { state.withLock { $0.sentRequest ?? $0.builtRequest } }
+    var startTime: DispatchTime { state[\.startTime] }
+    /// Where a download's body goes; set before the first attempt.
     var download: DownloadReceiver? {
         get { state[\.download] }
         set { state[\.download] = newValue }
+    }
+
+    /// Marks the task as started; `false` when it was cancelled first.
+    func start() -> Bool {
+        state.withLock { state in
+            guard state.phase == .created, !state.isCancelled else { return false }
+            state.phase = .started
+            state.startTime = .now()
+            return true
+        }
+    }
+
+    /// Records the request as built, before any interceptor.
+    func built(_ request: TransportRequest) {
+        state.withLock { $0.builtRequest = request }
     }
 
     /// Keeps `file` until the task finishes, then deletes it: an encoded upload body.
     /// - Returns: `false` when the task already finished; the caller deletes the file itself.
     func adoptTemporaryFile(_ file: URL) -> Bool {
         state.withLock { state in
-            guard !state.phase.isFinished else { return false }
+            guard state.phase != .finished else { return false }
             state.temporaryFiles.append(file)
             return true
         }
     }
-    var startTime: DispatchTime { state[\.startTime] }
 
-    /// Marks the task as waiting for a slot; `false` when it was cancelled first.
-    func enqueue(_ transportRequest: TransportRequest) -> Bool {
-        state.withLock {
-            guard !$0.isCancelled, case .created = $0.phase else { return false }
-            $0.phase = .queued
-            $0.transportRequest = transportRequest
-            $0.startTime = .now()
+    /// Starts attempt number ``attemptCount`` + 1 with `request`; `nil` when the task was
+    /// cancelled or finished meanwhile.
+    func beginAttempt(_ request: TransportRequest) -> Int? {
+        state.withLock { state in
+            guard state.phase == .started, !state.isCancelled else { return nil }
+            state.attempt += 1
+            state.attemptInFlight = true
+            state.transportRunning = true
+            state.sentRequest = request
+            state.head = nil
+            state.body = Data()
+            state.pendingWork = nil
+            return state.attempt
+        }
+    }
+
+    /// Keeps the transport task of `attempt`, to cancel it; `false` when the attempt is over or
+    /// abandoned, or the task cancelled: the caller cancels it then.
+    func attach(_ transportTask: any TransportTask, to attempt: Int) -> Bool {
+        state.withLock { state in
+            guard state.attempt == attempt, state.attemptInFlight, !state.isCancelled, state.phase == .started else {
+                return false
+            }
+            state.transportTask = transportTask
             return true
         }
     }
 
-    /// Records the transport task once sending began; `false` when the task finished meanwhile.
-    func began(_ transportTask: any TransportTask) -> Bool {
-        state.withLock {
-            guard case .queued = $0.phase else { return false }
-            $0.phase = .running(transportTask)
-            return true
+    /// Cancels `attempt` on the wire without cancelling the task, and ignores its later events:
+    /// a download restarts, or the task fails for what was received.
+    func abandon(_ attempt: Int) {
+        let transportTask = state.withLock { state -> (any TransportTask)? in
+            guard state.attempt == attempt else { return nil }
+            state.attemptInFlight = false
+            defer { state.transportTask = nil }
+            return state.transportTask
         }
+        transportTask?.cancel()
     }
 
-    /// Accumulates the response head and body, and reports upload progress.
-    func record(_ event: TransportEvent) {
+    /// What ``record(_:of:limit:)`` did with an event.
+    enum Recorded {
+        case kept
+        /// An event of an earlier or abandoned attempt, or of a finished task.
+        case stale
+        /// The body, declared or received, passed the limit; nothing more was kept.
+        case tooLarge
+    }
+
+    /// Accumulates the head and body of `attempt`, up to `limit` bytes of body, and reports upload progress.
+    func record(_ event: TransportEvent, of attempt: Int, limit: Int) -> Recorded {
         if case .uploadProgress(let sent, let total) = event {
             uploadReporter.report(TransferProgress(completedBytes: sent, totalBytes: total))
-            return
+            return .kept
         }
-        state.withLock {
+        return state.withLock {
+            guard $0.attempt == attempt, $0.attemptInFlight, $0.phase == .started else { return .stale }
             switch event {
             case .responseHead(let statusCode, let headers):
+                let declared = headers.headerField("Content-Length").flatMap { Int($0) } ?? 0
+                guard declared <= limit else { return .tooLarge }
                 $0.head = (statusCode, headers)
                 $0.body = Data()
-            case .body(let chunk): $0.body.append(chunk)
+            case .body(let chunk):
+                guard $0.body.count + chunk.count <= limit else {
+                    $0.body = Data()
+                    return .tooLarge
+                }
+                $0.body.append(chunk)
             case .uploadProgress, .completed, .metrics: break
             }
+            return .kept
         }
     }
 
-    /// Cancels the transport's current attempt without cancelling the task: a download restarts.
-    func abandonAttempt() {
-        let attempt = state.withLock { state -> (any TransportTask)? in
-            if case .running(let transportTask) = state.phase { return transportTask }
-            return nil
+    /// Ends `attempt` and returns the response it received, if a head arrived; the task shows
+    /// it as ``response`` until it finishes.
+    func endAttempt(_ attempt: Int) -> Response? {
+        state.withLock { state in
+            guard state.attempt == attempt else { return nil }
+            state.attemptInFlight = false
+            state.transportTask = nil
+            let received = state.head.map { Response(statusCode: $0.statusCode, headers: $0.headers, data: state.body) }
+            state.head = nil
+            state.body = Data()
+            state.response = received
+            return received
         }
-        attempt?.cancel()
     }
 
-    /// Records the transport task of a new attempt; `false` when the task finished meanwhile.
-    func retried(with transportTask: any TransportTask) -> Bool {
-        state.withLock {
-            guard case .running = $0.phase, !$0.isCancelled else { return false }
-            $0.phase = .running(transportTask)
+    /// Keeps `stop`, which ends what the task now waits for, for ``cancel()``; `false` when the
+    /// task was cancelled or finished already: the caller stops the work itself.
+    func waits(stoppingWith stop: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard state.phase == .started, !state.isCancelled else { return false }
+            state.pendingWork = stop
             return true
         }
     }
 
-    /// The response assembled from what the transport delivered; `nil` if no head arrived.
-    func receivedResponse() -> Response? {
-        state.withLock { state in
-            state.head.map { Response(statusCode: $0.statusCode, headers: $0.headers, data: state.body) }
-        }
-    }
-
-    /// Records the outcome and returns the phase the task finished from; `nil` when it had
-    /// already finished, so that each task finishes once.
-    func finish(response: Response?, error: ErrandError?) -> Phase? {
-        let finished = state.withLock { state -> (Phase, [URL], DownloadReceiver?)? in
-            let previous = state.phase
-            if previous.isFinished { return nil }
+    /// Records the outcome; `false` when the task had already finished, so that each task finishes once.
+    func finish(response: Response?, error: ErrandError?) -> Bool {
+        let temporaryFiles = state.withLock { state -> [URL]? in
+            guard state.phase != .finished else { return nil }
             state.phase = .finished
             state.response = response
             state.error = error
-            defer { state.temporaryFiles = [] }
-            return (previous, state.temporaryFiles, state.download)
+            state.transportTask = nil
+            state.pendingWork = nil
+            return Self.takeTemporaryFilesIfUnused(&state)
         }
-        guard let (previous, temporaryFiles, download) = finished else { return nil }
-        // A cancel can arrive while chunks are still being written: keep what is on disk.
-        download?.suspend()
-        for file in temporaryFiles {
-            try? FileManager.default.removeItem(at: file)
-        }
+        guard let temporaryFiles else { return false }
+        Self.remove(temporaryFiles)
         uploadReporter.finish()
         downloadReporter.finish()
-        return previous
+        return true
+    }
+
+    /// Notes that the transport completed an attempt; a finished task's body files can go now.
+    func transportCompleted() {
+        let files = state.withLock { state in
+            state.transportRunning = false
+            return state.phase == .finished ? Self.takeTemporaryFilesIfUnused(&state) : []
+        }
+        Self.remove(files)
+    }
+
+    /// The body files to delete, unless the transport may still be reading one.
+    private static func takeTemporaryFilesIfUnused(_ state: inout State) -> [URL] {
+        guard !state.transportRunning else { return [] }
+        defer { state.temporaryFiles = [] }
+        return state.temporaryFiles
+    }
+
+    private static func remove(_ files: [URL]) {
+        for file in files {
+            try? FileManager.default.removeItem(at: file)
+        }
     }
 
     /// Holds this task's callback until `group` is empty: cache-then-network's fresh response
@@ -340,27 +417,5 @@ public final class RequestTask: Sendable {
         case .delegate: DispatchQueue.main.async(execute: run)
         case .continuation: run()
         }
-    }
-}
-
-extension RequestTask: CustomStringConvertible {
-    /// The request's type, method and URL, its outcome, header fields and a `curl` command
-    /// that repeats it — credentials, cookies and token-like arguments redacted.
-    public var description: String {
-        let (transportRequest, response, error) = state.withLock { ($0.transportRequest, $0.response, $0.error) }
-        let name = String(describing: type(of: request))
-        guard let transportRequest else {
-            if let response, response.isDataFromCache {
-                return "<RequestTask \(name): served from the cache → \(response.statusCode)>"
-            }
-            return "<RequestTask \(name): not started\(error.map { ", \($0)" } ?? "")>"
-        }
-        let outcome = error.map { "failed: \($0)" } ?? response.map { "\($0.statusCode)" } ?? "running"
-        var lines = [
-            "<RequestTask \(name): \(transportRequest.method) \(Redactor.url(transportRequest.url)) → \(outcome)>"
-        ]
-        lines += Redactor.headers(transportRequest.headers).map { "  \($0.name): \($0.value)" }
-        lines.append(CurlCommand(request: transportRequest).description)
-        return lines.joined(separator: "\n")
     }
 }

@@ -3,12 +3,13 @@ import Foundation
 /// One cached response and what decides whether it may be served, stored as one file so that
 /// body and metadata are replaced together or not at all.
 ///
-/// File layout: the magic `ERRANDC1`, the metadata's length as 4 big-endian bytes, the metadata
+/// File layout: the magic `ERRANDC2`, the metadata's length as 4 big-endian bytes, the metadata
 /// as JSON, then the body. The metadata records the body's length and hash, so a truncated or
 /// corrupted file is detected rather than served.
 struct CacheEntry: Sendable {
     struct Metadata: Codable, Sendable {
-        var identity: String
+        /// ``CacheKey/identityHash``: the identity itself may hold tokens.
+        var identityHash: String
         var statusCode: Int
         var headers: [String: String]
         /// Seconds since 1970 by ``NetworkConfig/cacheClock``.
@@ -24,11 +25,12 @@ struct CacheEntry: Sendable {
     let metadata: Metadata
     let body: Data
 
-    init(response: Response, key: CacheKey, request: any BaseRequest, appVersion: String, storedAt: Date) {
+    init(response: Response, settings: CacheSettings, appVersion: String, storedAt: Date) {
         metadata = Metadata(
-            identity: key.identity, statusCode: response.statusCode, headers: response.headers,
-            storedAt: storedAt.timeIntervalSince1970, cacheVersion: request.cacheVersion,
-            sensitiveDataHash: Self.hash(ofSensitiveData: request.cacheSensitiveData), appVersion: appVersion,
+            identityHash: settings.key.identityHash, statusCode: response.statusCode,
+            headers: response.headers.filter { !Self.unstoredHeaders.contains($0.key.lowercased()) },
+            storedAt: storedAt.timeIntervalSince1970, cacheVersion: settings.version,
+            sensitiveDataHash: settings.sensitiveDataHash, appVersion: appVersion,
             bodyLength: response.data.count, bodyHash: Self.hash(of: response.data))
         body = response.data
     }
@@ -66,7 +68,8 @@ struct CacheEntry: Sendable {
 
     /// Memory the entry holds, for the memory layer's budget.
     var cost: Int {
-        body.count + metadata.identity.utf8.count + metadata.headers.reduce(0) { $0 + $1.key.count + $1.value.count }
+        body.count + metadata.identityHash.utf8.count
+            + metadata.headers.reduce(0) { $0 + $1.key.count + $1.value.count }
     }
 
     func response(isStale: Bool) -> Response {
@@ -75,11 +78,11 @@ struct CacheEntry: Sendable {
             isStale: isStale)
     }
 
-    static func hash(ofSensitiveData value: String?) -> String? {
-        value.map { FNV1a.hex(of: $0.utf8) }
-    }
+    /// A cached response never sets cookies again, and its file holds no cookie.
+    private static let unstoredHeaders: Set<String> = ["set-cookie", "set-cookie2"]
 
-    private static let magic = Data("ERRANDC1".utf8)
+    /// Version 2 keeps a hash of the identity, not the identity; a version 1 file reads as unreadable.
+    private static let magic = Data("ERRANDC2".utf8)
 
     private static func hash(of body: Data) -> String {
         var hash = FNV1a()

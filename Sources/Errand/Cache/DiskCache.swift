@@ -64,7 +64,7 @@ final class DiskCache: Sendable {
         }
         guard let entry = CacheEntry(file: file) else { return .unreadable }
         // Another request whose identity hashed to the same name: not ours to serve.
-        guard entry.metadata.identity == key.identity else { return .missing }
+        guard entry.metadata.identityHash == key.identityHash else { return .missing }
         noteUse(of: key)
         // The modification date carries the use over to the next process's eviction order.
         writer.async {
@@ -118,24 +118,47 @@ final class DiskCache: Sendable {
 
     /// Deletes every entry under `directory`, after the writes still queued.
     func removeAll(under directory: URL) {
-        let prefix = directory.path
         writer.sync {
             state.withLock { state in
-                state.pending = state.pending.filter { !$0.key.fileURL.path.hasPrefix(prefix) }
-                state.indexes = state.indexes.filter { !$0.key.path.hasPrefix(prefix) }
+                state.pending = state.pending.filter { !$0.key.isStored(under: directory) }
+                state.indexes = state.indexes.filter { !CacheKey.path($0.key.path, isUnder: directory.path) }
             }
             try? FileManager.default.removeItem(at: directory)
         }
     }
 
+    /// Writes `entry` now, after the writes still queued.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when it cannot be written.
+    func storeNow(_ entry: CacheEntry, for key: CacheKey) throws(ErrandError) {
+        let result = writer.sync { () -> Result<Void, ErrandError> in
+            do throws(ErrandError) {
+                try write(entry, to: key)
+                state.withLock { state in
+                    state.pending[key] = nil
+                }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+    }
+
     /// Runs on `writer`. A failed write leaves the previous entry, or none; the cache is an
     /// optimisation, so the response that was being stored is not failed for it.
     private func persist(_ entry: CacheEntry, to key: CacheKey) {
+        try? write(entry, to: key)
+    }
+
+    /// Runs on `writer`: writes the entry's file, then evicts what the folder's size limit requires.
+    private func write(_ entry: CacheEntry, to key: CacheKey) throws(ErrandError) {
         let file = entry.encoded()
-        guard Self.createDirectory(key.directory), Self.writeAtomically(file, to: key.fileURL) else { return }
+        try OwnerOnlyFile.write(file, to: key.fileURL, creatingDirectory: true)
+        // The first write to a folder lists it, outside the lock that every lookup takes.
+        let scanned = state.withLock { $0.indexes[key.directory] } == nil ? Self.scan(key.directory) : nil
         let evicted = state.withLock { state -> [URL] in
-            if state.indexes[key.directory] == nil {
-                state.indexes[key.directory] = Self.scan(key.directory, clock: &state.useClock)
+            if state.indexes[key.directory] == nil, let scanned {
+                state.indexes[key.directory] = Self.index(of: scanned, clock: &state.useClock)
             }
             forget(key.fileURL, in: &state)
             state.useClock += 1
@@ -172,9 +195,9 @@ final class DiskCache: Sendable {
 
     // MARK: Files
 
-    /// Entry files by size and, as the order of last use, modification date; leftovers of
-    /// writes a crash interrupted long ago are deleted.
-    private static func scan(_ directory: URL, clock: inout UInt64) -> DirectoryIndex {
+    /// Entry files by size and, as the order of last use, modification date, oldest first;
+    /// leftovers of writes a crash interrupted long ago are deleted.
+    private static func scan(_ directory: URL) -> [(name: String, size: Int, modified: Date)] {
         let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey]
         let urls =
             (try? FileManager.default.contentsOfDirectory(
@@ -184,56 +207,25 @@ final class DiskCache: Sendable {
             guard let values = try? url.resourceValues(forKeys: Set(keys)) else { continue }
             let modified = values.contentModificationDate ?? .distantPast
             // Another writer's file in progress is seconds old at most; an older one was left by a crash.
-            if url.lastPathComponent.hasSuffix(temporarySuffix) && modified.timeIntervalSinceNow < -600 {
+            if url.lastPathComponent.hasSuffix(OwnerOnlyFile.temporarySuffix) && modified.timeIntervalSinceNow < -600 {
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
             guard url.pathExtension == "cache" else { continue }
             found.append((url.lastPathComponent, values.fileSize ?? 0, modified))
         }
+        return found.sorted { $0.modified < $1.modified }
+    }
+
+    private static func index(of files: [(name: String, size: Int, modified: Date)], clock: inout UInt64)
+        -> DirectoryIndex
+    {
         var index = DirectoryIndex()
-        for file in found.sorted(by: { $0.modified < $1.modified }) {
+        for file in files {
             clock += 1
             index.files[file.name] = FileRecord(size: file.size, lastUse: clock)
             index.totalSize += file.size
         }
         return index
-    }
-
-    private static let temporarySuffix = ".partial"
-
-    /// Creates the directory and any missing parents readable by the owner only.
-    private static func createDirectory(_ directory: URL) -> Bool {
-        do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            return true
-        } catch {
-            return false
-        }
-    }
-
-    /// Writes a temporary file readable by the owner only, then renames it over the entry: a
-    /// reader, or a process that crashed mid-write, sees the old file or the new one, never a mix.
-    private static func writeAtomically(_ data: Data, to url: URL) -> Bool {
-        let temporaryPath = url.path + "." + UUID().uuidString + temporarySuffix
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return false }
-        let written = data.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let count = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { return false }
-                offset += count
-            }
-            return true
-        }
-        let closed = close(descriptor) == 0
-        guard written, closed, rename(temporaryPath, url.path) == 0 else {
-            unlink(temporaryPath)
-            return false
-        }
-        return true
     }
 }

@@ -43,9 +43,8 @@ final class MemoryCache: Sendable {
 
     /// Drops the entries whose file is `fileURL`, or lies under it when it is a directory.
     func removeAll(at fileURL: URL) {
-        let prefix = fileURL.path
         state.withLock { state in
-            for key in state.entries.keys where key.fileURL.path.hasPrefix(prefix) {
+            for key in state.entries.keys where key.fileURL == fileURL || key.isStored(under: fileURL) {
                 Self.removeValue(for: key, from: &state)
             }
         }

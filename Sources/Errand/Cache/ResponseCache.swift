@@ -24,21 +24,10 @@ final class ResponseCache: Sendable {
         self.disk = DiskCache(sizeLimit: { [config] in config.cacheSizeLimit }, onEvict: { memory.removeAll(at: $0) })
     }
 
-    /// The key `request` is cached under; `nil` when it does not cache (`cacheTimeInSeconds <= 0`, or a download).
-    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded.
-    func key(for request: any BaseRequest) throws(ErrandError) -> CacheKey? {
-        guard request.cacheTimeInSeconds > 0, request.resumableDownloadPath == nil else { return nil }
-        return try CacheKey(request: request, config: config)
-    }
-
-    /// The entry for `request`, checked in YTKNetwork's order: disabled, missing, unreadable,
-    /// expired, `cacheVersion`, `cacheSensitiveData`, app version.
-    func lookup(_ request: any BaseRequest) throws(ErrandError) -> Lookup {
-        guard let key = try key(for: request) else { return .miss(.disabled, stale: nil) }
-        return lookup(request, key: key)
-    }
-
-    func lookup(_ request: any BaseRequest, key: CacheKey) -> Lookup {
+    /// The entry `settings` name, checked in YTKNetwork's order: missing, unreadable, expired,
+    /// `cacheVersion`, `cacheSensitiveData`, app version.
+    func lookup(_ settings: CacheSettings) -> Lookup {
+        let key = settings.key
         let entry: CacheEntry
         if let remembered = memory.entry(for: key) {
             disk.noteUse(of: key)
@@ -52,34 +41,40 @@ final class ResponseCache: Sendable {
                 entry = memory.insertIfAbsent(found, for: key)
             }
         }
-        let mismatch = mismatch(of: entry.metadata, for: request)
+        let mismatch = mismatch(of: entry.metadata, for: settings)
         let age = config.cacheClock().timeIntervalSince1970 - entry.metadata.storedAt
         // A negative age means the clock moved back; the entry's age is unknown, so it is not trusted.
-        if age < 0 || age > Double(request.cacheTimeInSeconds) {
+        if age < 0 || age > Double(settings.lifetime) {
             return .miss(.expired, stale: mismatch == nil ? entry.response(isStale: true) : nil)
         }
         if let mismatch { return .miss(mismatch, stale: nil) }
         return .hit(entry.response(isStale: false))
     }
 
-    private func mismatch(of metadata: CacheEntry.Metadata, for request: any BaseRequest)
+    private func mismatch(of metadata: CacheEntry.Metadata, for settings: CacheSettings)
         -> ErrandError.CacheMissReason?
     {
-        if metadata.cacheVersion != request.cacheVersion { return .versionMismatch }
-        if metadata.sensitiveDataHash != CacheEntry.hash(ofSensitiveData: request.cacheSensitiveData) {
-            return .sensitiveDataMismatch
-        }
+        if metadata.cacheVersion != settings.version { return .versionMismatch }
+        if metadata.sensitiveDataHash != settings.sensitiveDataHash { return .sensitiveDataMismatch }
         if metadata.appVersion != config.appVersion { return .appVersionMismatch }
         return nil
     }
 
-    /// Keeps `response` as the entry for `request`: in memory at once, on disk shortly after.
-    func store(_ response: Response, for request: any BaseRequest, key: CacheKey) {
+    /// Keeps `response` as the entry `settings` name: in memory at once, on disk shortly after.
+    func store(_ response: Response, as settings: CacheSettings) {
         let entry = CacheEntry(
-            response: response, key: key, request: request, appVersion: config.appVersion,
-            storedAt: config.cacheClock())
-        memory.insert(entry, for: key)
-        disk.store(entry, for: key)
+            response: response, settings: settings, appVersion: config.appVersion, storedAt: config.cacheClock())
+        memory.insert(entry, for: settings.key)
+        disk.store(entry, for: settings.key)
+    }
+
+    /// Keeps `response` as the entry `settings` name, on disk before it returns.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the entry cannot be written; memory keeps nothing then.
+    func storeNow(_ response: Response, as settings: CacheSettings) throws(ErrandError) {
+        let entry = CacheEntry(
+            response: response, settings: settings, appVersion: config.appVersion, storedAt: config.cacheClock())
+        try disk.storeNow(entry, for: settings.key)
+        memory.insert(entry, for: settings.key)
     }
 
     func remove(_ key: CacheKey) {

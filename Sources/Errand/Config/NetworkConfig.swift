@@ -20,6 +20,7 @@ public final class NetworkConfig: Sendable {
         var cdnUrl = ""
         var urlFilters: [any URLFilter] = []
         var cacheDirPathFilters: [any CacheDirPathFilter] = []
+        var interceptors: [any RequestInterceptor] = []
         var cacheDirectory = NetworkConfig.defaultCacheDirectory
         var appVersion = NetworkConfig.defaultAppVersion
         var cacheSizeLimit = 100 * 1024 * 1024
@@ -28,6 +29,7 @@ public final class NetworkConfig: Sendable {
         var callbackQueue = DispatchQueue.main
         var sessionConfiguration = URLSessionConfiguration.default
         var debugLogEnabled = false
+        var maximumResponseSize = 64 << 20
     }
 
     private let state = Locked(State())
@@ -78,6 +80,22 @@ public final class NetworkConfig: Sendable {
         state.withLock { $0.cacheDirPathFilters.removeAll() }
     }
 
+    /// The interceptors every request runs (unless its ``BaseRequest/usesConfigInterceptors`` is
+    /// `false`), in order, before the request's own. Default empty.
+    public var interceptors: [any RequestInterceptor] {
+        state[\.interceptors]
+    }
+
+    /// Appends an interceptor that runs after those already added; requests started from now on use it.
+    public func addInterceptor(_ interceptor: any RequestInterceptor) {
+        state.withLock { $0.interceptors.append(interceptor) }
+    }
+
+    /// Removes every interceptor.
+    public func clearInterceptors() {
+        state.withLock { $0.interceptors.removeAll() }
+    }
+
     /// The root of the response cache. Default: `Errand/LazyRequestCache` in the user's caches directory.
     public var cacheDirectory: URL {
         get { state[\.cacheDirectory] }
@@ -115,7 +133,9 @@ public final class NetworkConfig: Sendable {
         set { state[\.cacheClock] = newValue }
     }
 
-    /// The queue success and failure closures, delegate calls and accessories run on. Default `.main`.
+    /// The queue success and failure closures, and the accessories of closure-started tasks, run
+    /// on. Default `.main`. A ``RequestDelegate`` is `@MainActor`: delegate calls, and the
+    /// accessories of delegate-started tasks, always run on the main queue.
     public var callbackQueue: DispatchQueue {
         get { state[\.callbackQueue] }
         set { state[\.callbackQueue] = newValue }
@@ -134,6 +154,15 @@ public final class NetworkConfig: Sendable {
     public var debugLogEnabled: Bool {
         get { state[\.debugLogEnabled] }
         set { state[\.debugLogEnabled] = newValue }
+    }
+
+    /// The most bytes a response body kept in memory may have; a longer one fails with
+    /// ``ErrandError/responseTooLarge(_:)`` as soon as it passes the limit, without being held.
+    /// Default 64 MiB. A request overrides it with ``BaseRequest/maximumResponseSize``; a
+    /// download's body goes to its file and is not limited.
+    public var maximumResponseSize: Int {
+        get { state[\.maximumResponseSize] }
+        set { state[\.maximumResponseSize] = newValue }
     }
 
     private static var defaultCacheDirectory: URL {

@@ -126,6 +126,10 @@ public protocol BaseRequest: Sendable {
     /// (``timeoutInterval`` limits only the wait for each piece of data.)
     var timeoutIntervalForResource: TimeInterval? { get }
 
+    /// The most bytes this request's response body may have in memory, or `nil` for
+    /// ``NetworkConfig/maximumResponseSize``. Default `nil`.
+    var maximumResponseSize: Int? { get }
+
     /// The order among queued requests. Default ``RequestPriority/default``.
     var priority: RequestPriority { get }
 
@@ -136,6 +140,13 @@ public protocol BaseRequest: Sendable {
     /// A complete request to send instead of one built from ``url``, ``method``, ``arguments``,
     /// ``headers`` and ``authorization``. Default `nil`.
     func buildCustomURLRequest() -> URLRequest?
+
+    /// Interceptors of this request alone, run after the config's. Default `[]`.
+    var interceptors: [any RequestInterceptor] { get }
+
+    /// Whether ``NetworkConfig/interceptors`` apply to this request. Default `true`; `false` for
+    /// a token refresh request, which must not wait for the refresh it performs.
+    var usesConfigInterceptors: Bool { get }
 }
 
 /// YTKNetwork's defaults: a conformer overrides only what differs.
@@ -196,4 +207,11 @@ extension BaseRequest {
     public var requestAccessories: [any RequestAccessory] { [] }
     /// Default: `nil`.
     public func buildCustomURLRequest() -> URLRequest? { nil }
+
+    /// Default: `nil`, the config's limit.
+    public var maximumResponseSize: Int? { nil }
+    /// Default: `[]`.
+    public var interceptors: [any RequestInterceptor] { [] }
+    /// Default: `true`.
+    public var usesConfigInterceptors: Bool { true }
 }

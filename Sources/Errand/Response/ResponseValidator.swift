@@ -1,19 +1,24 @@
 import Foundation
 
-/// Decides whether a response that arrived is a success, in a fixed order: the body must be
-/// readable as the request's response serializer type says, then the status code must pass
-/// `statusCodeValidator`, then the JSON must match `jsonValidator`.
+/// Decides whether a response that arrived is a success, in a fixed order: the status code must
+/// pass `statusCodeValidator` — an HTML 404 is a `.statusCode(404)`, whatever its body — then the
+/// body must read as the response serializer type says, then the JSON must match `jsonValidator`.
 enum ResponseValidator {
-    static func validate(_ response: Response, for request: any BaseRequest, url: URL) -> ErrandError? {
+    /// The first rule `response` breaks; `nil` when it is a success. A body written to disk by a
+    /// download (`bodyIsOnDisk`) is never parsed.
+    static func validate(_ response: Response, by rules: ResponseRules, url: URL, bodyIsOnDisk: Bool = false)
+        -> ErrandError?
+    {
+        guard rules.acceptsStatus(response.statusCode) else {
+            return .statusCode(response.statusCode)
+        }
+        guard !bodyIsOnDisk else { return nil }
         let json: Any?
-        switch readBody(of: response, as: request.responseSerializerType, url: url) {
+        switch readBody(of: response, as: rules.serializer, url: url) {
         case .failure(let error): return error
         case .success(let parsed): json = parsed
         }
-        if !request.statusCodeValidator(response.statusCode) {
-            return .statusCode(response.statusCode)
-        }
-        guard let validator = request.jsonValidator else { return nil }
+        guard let validator = rules.jsonValidator else { return nil }
         guard let json = json ?? response.jsonObject else {
             let found = response.data.isEmpty ? "empty body" : "non-JSON body"
             return .jsonValidation(path: "$", expected: validator.expectation, found: found)

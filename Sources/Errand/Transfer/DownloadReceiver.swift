@@ -85,6 +85,9 @@ final class DownloadReceiver: Sendable {
         }
     }
 
+    /// Whether this attempt's body goes to the file: a success, not an error's body.
+    var isWriting: Bool { state[\.isWriting] }
+
     /// Keeps the partial for the next attempt; for a cancel.
     func suspend() {
         partial.suspend()
@@ -114,7 +117,7 @@ final class DownloadReceiver: Sendable {
             return mayRestart
                 ? .restart
                 : .fail(
-                    .serialization(
+                    .fileSystem(
                         "download to \(partial.targetURL.path): the server's answers to resuming do not match the resource"
                     ))
         }

@@ -64,7 +64,7 @@ public struct MultipartFormData: Sendable {
     ///
     /// - Parameters:
     ///   - fileURL: A local file URL. A missing or unreadable file fails encoding with
-    ///     ``ErrandError/serialization(_:)``.
+    ///     ``ErrandError/fileSystem(_:)``.
     ///   - name: The form field name.
     ///   - fileName: Sent as the part's `filename`. Default `nil`: the URL's last path component.
     ///   - mimeType: The part's `Content-Type`. Default `nil`: inferred from the URL's extension
@@ -110,7 +110,7 @@ public struct MultipartFormData: Sendable {
 
     /// The exact size of the encoded body in bytes, for `Content-Length`; files are measured, not read.
     ///
-    /// - Throws: ``ErrandError/serialization(_:)`` when a file part is missing or unreadable.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when a file part is missing or unreadable.
     public func contentLength() throws(ErrandError) -> Int64 {
         var length = Int64(closingDelimiter.count)
         for part in parts {
@@ -125,7 +125,7 @@ public struct MultipartFormData: Sendable {
 
     /// The whole encoded body in memory; for small bodies; use ``write(to:)`` for large files.
     ///
-    /// - Throws: ``ErrandError/serialization(_:)`` when a file part is missing or unreadable.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when a file part is missing or unreadable.
     public func encodedData() throws(ErrandError) -> Data {
         var output = Data()
         for part in parts {
@@ -155,19 +155,21 @@ public struct MultipartFormData: Sendable {
     /// file is removed.
     ///
     /// - Returns: The number of bytes written, which is the body's `Content-Length`.
-    /// - Throws: ``ErrandError/serialization(_:)`` when a file part is missing or unreadable, or the
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when a file part is missing or unreadable, or the
     ///   output file cannot be written.
     @discardableResult
     public func write(to fileURL: URL) throws(ErrandError) -> Int64 {
         let path = fileURL.path
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .serialization("multipart body: cannot create \(path): \(String(cString: strerror(errno)))")
-        }
-        let output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        let output: FileHandle
         do {
-            // An existing file keeps its mode through O_TRUNC; the body may hold private data.
-            guard fchmod(descriptor, 0o600) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM) }
+            // The body may hold private data.
+            output = try OwnerOnlyFile.openForWriting(fileURL)
+        } catch .fileSystem(let reason) {
+            throw .fileSystem("multipart body: \(reason)")
+        } catch {
+            throw error
+        }
+        do {
             let written = try stream(to: output)
             try output.close()
             return written
@@ -175,7 +177,7 @@ public struct MultipartFormData: Sendable {
             try? output.close()
             try? FileManager.default.removeItem(at: fileURL)
             if let error = error as? ErrandError { throw error }
-            throw .serialization("multipart body: cannot write \(path): \(error.localizedDescription)")
+            throw .fileSystem("multipart body: cannot write \(path): \(error.localizedDescription)")
         }
     }
 

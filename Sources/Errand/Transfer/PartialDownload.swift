@@ -82,9 +82,9 @@ final class PartialDownload: Sendable {
     /// A `targetPath` that is an existing directory, or ends in `/`, gets the URL's last path
     /// component appended (`index` when the URL has none, or it is `.` or `..`).
     ///
-    /// - Throws: ``ErrandError/serialization(_:)`` when `targetPath` is empty.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when `targetPath` is empty.
     init(targetPath: String, url: URL) throws(ErrandError) {
-        guard !targetPath.isEmpty else { throw .serialization("download to \"\": the path is empty") }
+        guard !targetPath.isEmpty else { throw .fileSystem("download to \"\": the path is empty") }
         var target = URL(fileURLWithPath: targetPath)
         var isDirectory: ObjCBool = false
         if targetPath.hasSuffix("/")
@@ -141,7 +141,7 @@ final class PartialDownload: Sendable {
     /// A body with a `Content-Encoding` is written as delivered (decoded), but its length is not
     /// checked and it is never resumed: its byte offsets are not the server's.
     ///
-    /// - Throws: ``ErrandError/serialization(_:)`` when the partial file or record cannot be written.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the partial file or record cannot be written.
     func begin(statusCode: Int, headers: [String: String]) throws(ErrandError) -> Disposition {
         let result: Result<Disposition, ErrandError> = state.withLock { state in
             Self.closeOutput(&state)
@@ -191,7 +191,7 @@ final class PartialDownload: Sendable {
             (range.total != nil && record.expectedLength != nil && range.total != record.expectedLength)
             || (etag != nil && record.etag != nil && etag != record.etag)
             || (resumedByDate && lastModified != nil && lastModified != record.lastModified)
-        guard !changed, let output = openPartial(appending: true) else {
+        guard !changed, let output = try? OwnerOnlyFile.openForWriting(partialURL, appending: true) else {
             removeFiles()
             return .restartWithoutRange
         }
@@ -233,8 +233,13 @@ final class PartialDownload: Sendable {
         // The old record must go before the partial is truncated: a crash in between must not
         // leave new validators beside old bytes, or old validators beside new ones.
         try remove(recordURL)
-        guard let output = openPartial(appending: false) else {
-            throw failure("cannot create \(partialURL.path): \(String(cString: strerror(errno)))")
+        let output: FileHandle
+        do {
+            output = try OwnerOnlyFile.openForWriting(partialURL)
+        } catch .fileSystem(let reason) {
+            throw failure(reason)
+        } catch {
+            throw error
         }
         do throws(ErrandError) {
             try writeRecord(record)
@@ -250,7 +255,7 @@ final class PartialDownload: Sendable {
 
     /// Appends a body chunk to the partial file.
     ///
-    /// - Throws: ``ErrandError/serialization(_:)`` when the disk write fails, or no response head was
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the disk write fails, or no response head was
     ///   accepted for writing.
     func write(_ chunk: Data) throws(ErrandError) {
         // Disk writes happen under the lock so that a cancel on another thread cannot close the
@@ -288,7 +293,7 @@ final class PartialDownload: Sendable {
     /// the partial and its record are gone afterwards.
     ///
     /// - Returns: ``targetURL``.
-    /// - Throws: ``ErrandError/serialization(_:)`` when nothing is being written, the length on disk
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when nothing is being written, the length on disk
     ///   differs from the expected length (the partial is then discarded: it cannot be trusted), or
     ///   the move fails (the partial is then kept).
     func complete() throws(ErrandError) -> URL {
@@ -353,7 +358,7 @@ final class PartialDownload: Sendable {
     }
 
     private func failure(_ reason: String) -> ErrandError {
-        .serialization("download to \(targetURL.path): \(reason)")
+        .fileSystem("download to \(targetURL.path): \(reason)")
     }
 
     private func partialSize() -> Int64? {
@@ -367,43 +372,23 @@ final class PartialDownload: Sendable {
         }
     }
 
-    /// Opens the partial for appending, or creates or truncates it; owner-only (0600) either way.
-    private func openPartial(appending: Bool) -> FileHandle? {
-        let flags = O_WRONLY | O_CLOEXEC | (appending ? O_APPEND : O_CREAT | O_TRUNC)
-        let descriptor = open(partialURL.path, flags, 0o600)
-        guard descriptor >= 0 else { return nil }
-        // A file that already existed keeps its old mode through O_TRUNC.
-        guard fchmod(descriptor, 0o600) == 0 else {
-            close(descriptor)
-            return nil
-        }
-        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-    }
-
     private func readRecord() -> Record? {
         guard let data = try? Data(contentsOf: recordURL) else { return nil }
         return try? JSONDecoder().decode(Record.self, from: data)
     }
 
-    /// Writes the record to a temporary file and renames it over the old one, so a reader (or a
-    /// crash) only ever sees a whole record.
+    /// Replaces the record atomically, so a reader (or a crash) only ever sees a whole record.
     private func writeRecord(_ record: Record) throws(ErrandError) {
-        let temporary = recordURL.path + ".\(UUID().uuidString).tmp"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // A struct of strings and numbers always encodes.
+        let data = (try? encoder.encode(record)) ?? Data()
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let data = try encoder.encode(record)
-            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-            try handle.write(contentsOf: data)
-            try handle.close()
-            guard rename(temporary, recordURL.path) == 0 else {
-                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-            }
+            try OwnerOnlyFile.write(data, to: recordURL)
+        } catch .fileSystem(let reason) {
+            throw failure(reason)
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw failure("cannot write \(recordURL.path): \(error.localizedDescription)")
+            throw error
         }
     }
 
@@ -411,10 +396,11 @@ final class PartialDownload: Sendable {
         let directory = targetURL.deletingLastPathComponent()
         guard !FileManager.default.fileExists(atPath: directory.path) else { return }
         do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try OwnerOnlyFile.createDirectory(directory)
+        } catch .fileSystem(let reason) {
+            throw failure(reason)
         } catch {
-            throw failure("cannot create directory \(directory.path): \(error.localizedDescription)")
+            throw error
         }
     }
 

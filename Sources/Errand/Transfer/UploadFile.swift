@@ -4,7 +4,7 @@ import Foundation
 /// file fails the request with a clear error before anything is sent, and never read whole.
 enum UploadFile {
     /// The file's size in bytes.
-    /// - Throws: ``ErrandError/serialization(_:)`` naming `subject`, the path and why it cannot be read.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` naming `subject`, the path and why it cannot be read.
     static func size(of url: URL, subject: String = "upload") throws(ErrandError) -> Int64 {
         guard url.isFileURL else { throw unreadable(url, subject: subject, reason: "not a file URL") }
         let path = url.path
@@ -31,6 +31,6 @@ enum UploadFile {
     }
 
     static func unreadable(_ url: URL, subject: String, reason: String) -> ErrandError {
-        .serialization("\(subject): cannot read file at \(url.path): \(reason)")
+        .fileSystem("\(subject): cannot read file at \(url.path): \(reason)")
     }
 }

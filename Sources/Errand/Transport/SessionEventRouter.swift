@@ -26,6 +26,32 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private let routes = Locked([Int: Route]())
+    /// The session's delegate queue, where every cancel runs; see ``cancel(_:timedOut:)``.
+    private let delegateQueue: OperationQueue
+
+    init(delegateQueue: OperationQueue) {
+        self.delegateQueue = delegateQueue
+    }
+
+    /// Cancels `task` unless it already completed.
+    ///
+    /// On Linux, `URLSessionTask.cancel()` queues a failure report on the task's own queue, and
+    /// a completion already under way can finish — and drop the task from the session's
+    /// registry — before that report runs, which is then a fatal error in FoundationNetworking
+    /// (swift-corelibs-foundation SR-11310, seen here under load). So the cancel runs on the
+    /// delegate queue, where completions are delivered, only for a task not yet completed. (The
+    /// session also has no URL cache, whose lookup would delay the report; see
+    /// ``URLSessionTransport``.)
+    func cancel(_ task: URLSessionTask, timedOut: Bool = false) {
+        delegateQueue.addOperation { [self] in
+            let isRouted = routes.withLock { routes in
+                guard routes[task.taskIdentifier] != nil else { return false }
+                if timedOut { routes[task.taskIdentifier]?.didTimeOut = true }
+                return true
+            }
+            if isRouted { task.cancel() }
+        }
+    }
 
     func register(
         _ task: URLSessionTask, idleTimeout: TimeInterval, deadline: TimeInterval?,
@@ -67,8 +93,7 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private func timeOut(_ task: URLSessionTask) {
-        routes.withLock { $0[task.taskIdentifier]?.didTimeOut = true }
-        task.cancel()
+        cancel(task, timedOut: true)
     }
 
     /// Passes `event` on and notes the activity for the idle timeout.
@@ -109,15 +134,23 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         route.idleTimer.cancel()
         route.deadlineTimer?.cancel()
+        let finalEvents: [TransportEvent]
         if route.didTimeOut {
-            route.events(.completed(.timedOut))
+            finalEvents = [.completed(.timedOut)]
         } else if let unauthorized = route.declinedChallenge {
-            if !route.sentHead { route.events(Self.head(of: unauthorized)) }
-            route.events(.completed(nil))
+            finalEvents = (route.sentHead ? [] : [Self.head(of: unauthorized)]) + [.completed(nil)]
         } else {
-            route.events(.completed(error.map(Self.errandError)))
+            finalEvents = [.completed(error.map(Self.errandError))]
+        }
+        // What follows a completion — parsing, validation, cache stores, interceptors — must not
+        // hold up the one delegate queue every other request of the session waits on.
+        let events = route.events
+        Self.completionQueue.async {
+            finalEvents.forEach(events)
         }
     }
+
+    private static let completionQueue = DispatchQueue.global(qos: .userInitiated)
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,

@@ -23,16 +23,18 @@ public final class URLSessionTransport: Transport {
 
     /// Creates a transport whose session uses `configuration`.
     public init(configuration: URLSessionConfiguration = .default) {
-        let router = SessionEventRouter()
-        self.router = router
         #if canImport(FoundationNetworking)
             // 256 chunks of up to 16 KiB: about 4 MiB. Bursts of other events — a thousand
             // cancellations at once — stay under it, so they are never held up.
-            let delegateQueue: OperationQueue? = BoundedDelegateQueue(limit: 256)
+            let delegateQueue: OperationQueue = BoundedDelegateQueue(limit: 256)
         #else
-            let delegateQueue: OperationQueue? = nil
+            let delegateQueue = OperationQueue()
+            delegateQueue.maxConcurrentOperationCount = 1
         #endif
-        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
+        let router = SessionEventRouter(delegateQueue: delegateQueue)
+        self.router = router
+        self.session = URLSession(
+            configuration: Self.withoutURLCache(configuration), delegate: router, delegateQueue: delegateQueue)
     }
 
     deinit {
@@ -51,7 +53,7 @@ public final class URLSessionTransport: Transport {
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
-        let handle = SessionTask(control: control)
+        let handle = SessionTask(control: control, router: router)
         control.async { [session, router] in
             guard !handle.isCancelled else { return events(.completed(.cancelled)) }
             let urlRequest = Self.urlRequest(for: request)
@@ -68,6 +70,16 @@ public final class URLSessionTransport: Transport {
         return handle
     }
 
+    /// A copy of `configuration` without a `URLCache`. Errand caches responses itself, and on
+    /// Linux a session with a URL cache creates each task's protocol only after an asynchronous
+    /// cache lookup, which defers a cancel's work past the task's completion — the crash
+    /// ``SessionEventRouter/cancel(_:timedOut:)`` guards against.
+    private static func withoutURLCache(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        guard let copy = configuration.copy() as? URLSessionConfiguration else { return configuration }
+        copy.urlCache = nil
+        return copy
+    }
+
     private static func urlRequest(for request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeoutInterval)
         urlRequest.httpMethod = request.method
@@ -79,7 +91,7 @@ public final class URLSessionTransport: Transport {
     }
 
     /// A request that may not have a session task yet: a cancel before the task exists stops
-    /// it from being created, and one after cancels it on the control queue.
+    /// it from being created, and one after cancels it through the router.
     private final class SessionTask: TransportTask {
         private struct State {
             var isCancelled = false
@@ -87,10 +99,12 @@ public final class URLSessionTransport: Transport {
         }
 
         private let control: DispatchQueue
+        private let router: SessionEventRouter
         private let state = Locked(State())
 
-        init(control: DispatchQueue) {
+        init(control: DispatchQueue, router: SessionEventRouter) {
             self.control = control
+            self.router = router
         }
 
         var isCancelled: Bool { state[\.isCancelled] }
@@ -101,7 +115,7 @@ public final class URLSessionTransport: Transport {
                 state.task = task
                 return state.isCancelled
             }
-            if cancelled { task.cancel() }
+            if cancelled { router.cancel(task) }
         }
 
         func cancel() {
@@ -111,7 +125,7 @@ public final class URLSessionTransport: Transport {
                 return state.task
             }
             guard let task else { return }
-            control.async { task.cancel() }
+            control.async { [router] in router.cancel(task) }
         }
     }
 }

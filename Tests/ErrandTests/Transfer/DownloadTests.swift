@@ -222,7 +222,7 @@ struct DownloadTests {
         let agent = fixture.makeAgent()
         let slow = agent.start(DownloadRequest(url: "/download/1000000?rate=1000000", resumableDownloadPath: target))
         let second = await agent.finishedTask(DownloadRequest(url: "/download/1000000", resumableDownloadPath: target))
-        guard case .serialization(let reason) = second.error else {
+        guard case .fileSystem(let reason) = second.error else {
             Issue.record("expected a refusal, got \(String(describing: second.error))")
             return
         }

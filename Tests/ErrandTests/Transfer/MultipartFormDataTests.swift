@@ -168,7 +168,7 @@ struct MultipartFormDataTests {
             var form = MultipartFormData()
             form.append("x", name: "a")
             form.append(missing, name: "doc")
-            let expected = ErrandError.serialization(
+            let expected = ErrandError.fileSystem(
                 "multipart part \"doc\": cannot read file at \(missing.path): no such file")
             #expect(throws: expected) { try form.contentLength() }
             #expect(throws: expected) { try form.encodedData() }
@@ -179,7 +179,7 @@ struct MultipartFormDataTests {
             var directoryPart = MultipartFormData()
             directoryPart.append(directory, name: "dir")
             #expect(
-                throws: ErrandError.serialization(
+                throws: ErrandError.fileSystem(
                     "multipart part \"dir\": cannot read file at \(directory.path): it is a directory")
             ) { try directoryPart.contentLength() }
         }
@@ -192,7 +192,7 @@ struct MultipartFormDataTests {
         #expect {
             try form.write(to: output)
         } throws: { error in
-            guard case .serialization(let reason) = error as? ErrandError else { return false }
+            guard case .fileSystem(let reason) = error as? ErrandError else { return false }
             return reason.hasPrefix("multipart body: cannot create /nonexistent-errand-directory/body: ")
         }
     }

@@ -251,7 +251,7 @@ struct PartialDownloadTests {
             #expect(permissions(of: directory.appendingPathComponent("new/sub")) == 0o700)
             #expect(permissions(of: directory.appendingPathComponent("new")) == 0o700)
 
-            #expect(throws: ErrandError.serialization("download to \"\": the path is empty")) {
+            #expect(throws: ErrandError.fileSystem("download to \"\": the path is empty")) {
                 try PartialDownload(targetPath: "", url: url)
             }
         }
@@ -284,7 +284,7 @@ struct PartialDownloadTests {
             _ = try download.begin(statusCode: 200, headers: fullHeaders())
             try download.write(resource.prefix(999))
             #expect(
-                throws: ErrandError.serialization(
+                throws: ErrandError.fileSystem(
                     "download to \(target.path): 999 bytes on disk, but the resource has 1000")
             ) { try download.complete() }
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)

@@ -110,8 +110,8 @@ struct UploadTests {
             UploadRequest(url: "/post", constructingBody: { $0.append(missing, name: "file") }),
         ] {
             let task = await agent.finishedTask(request)
-            guard case .serialization(let reason) = task.error else {
-                Issue.record("expected a serialization error, got \(String(describing: task.error))")
+            guard case .fileSystem(let reason) = task.error else {
+                Issue.record("expected a file system error, got \(String(describing: task.error))")
                 continue
             }
             #expect(reason.contains(missing.path))

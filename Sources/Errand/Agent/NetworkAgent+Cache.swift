@@ -1,0 +1,118 @@
+import Dispatch
+import Foundation
+
+/// Reading and managing the response cache, and showing a cached response before the fresh one.
+extension NetworkAgent {
+    /// Calls `success` with the cached response at once, if there is one, and again with the
+    /// fresh one from the network — the usual screen refresh.
+    ///
+    /// The cached call gets its own finished task with ``RequestTask/isDataFromCache`` `true`
+    /// (and ``Response/isStale`` when the entry is expired, which is served here); the network
+    /// call follows it on the callback queue, with the task this method returns. A failure of
+    /// the network calls `failure` after the cached `success`. Entries stored under another
+    /// `cacheVersion`, `cacheSensitiveData` or app version are never served.
+    @discardableResult
+    public func startCacheThenNetwork(
+        _ request: any BaseRequest, success: (@Sendable (RequestTask) -> Void)? = nil,
+        failure: (@Sendable (RequestTask) -> Void)? = nil
+    ) -> RequestTask {
+        let task = pipeline.makeTask(request, completion: .closures(success: success, failure: failure))
+        if let cached = displayableCache(for: request) {
+            let delivered = DispatchGroup()
+            delivered.enter()
+            let cachedTask = pipeline.makeTask(
+                request,
+                completion: .closures(
+                    success: {
+                        success?($0); delivered.leave()
+                    }, failure: { _ in delivered.leave() }))
+            task.deliver(after: delivered)
+            pipeline.serve(cachedTask, from: cached)
+        }
+        pipeline.start(task, readsCache: false)
+        return task
+    }
+
+    /// The cached response, if there is one, then the fresh one from the network; the sequence
+    /// ends after the fresh response, or throws the ``ErrandError`` the network failed with.
+    ///
+    /// ```swift
+    /// for try await response in agent.cacheThenNetwork(AccountsRequest()) {
+    ///     show(try response.decode([Account].self), stale: response.isStale)
+    /// }
+    /// ```
+    /// Cached responses are chosen as in ``startCacheThenNetwork(_:success:failure:)``. Ending
+    /// the iteration early cancels the network request.
+    public func cacheThenNetwork(_ request: any BaseRequest) -> AsyncThrowingStream<Response, any Error> {
+        AsyncThrowingStream { continuation in
+            if let cached = displayableCache(for: request) {
+                pipeline.serve(
+                    pipeline.makeTask(
+                        request, completion: .continuation { continuation.yield(with: $0.mapError { $0 }) }),
+                    from: cached)
+            }
+            let task = pipeline.makeTask(
+                request,
+                completion: .continuation { result in
+                    continuation.yield(with: result.mapError { $0 })
+                    continuation.finish()
+                })
+            continuation.onTermination = { _ in task.cancel() }
+            pipeline.start(task, readsCache: false)
+        }
+    }
+
+    // MARK: The cache
+
+    /// The cached response of `request`, never the network.
+    /// - Throws: ``ErrandError/cacheMiss(_:)`` with the reason no entry could be served, or
+    ///   ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
+    public func loadCache(_ request: any BaseRequest) throws(ErrandError) -> Response {
+        guard let settings = try CacheSettings(request: request, config: config) else { throw .cacheMiss(.disabled) }
+        switch pipeline.cache.lookup(settings) {
+        case .hit(let response): return response
+        case .miss(let reason, _): throw .cacheMiss(reason)
+        }
+    }
+
+    /// Stores `response` as the cached entry of `request`, as if `request` had received it — for
+    /// example to fill the entries of detail requests from one list response. Does nothing when
+    /// `request` does not cache. Unlike the stores after a response, which go to disk in the
+    /// background, this one is on disk when it returns.
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded;
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache
+    ///   directory, or the entry cannot be written (a full disk, a cache folder that is a file).
+    public func saveCache(_ response: Response, for request: any BaseRequest) throws(ErrandError) {
+        guard let settings = try CacheSettings(request: request, config: config) else { return }
+        try pipeline.cache.storeNow(response, as: settings)
+    }
+
+    /// Deletes the cached entry of `request`, from memory and disk.
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
+    public func removeCache(_ request: any BaseRequest) throws(ErrandError) {
+        pipeline.cache.remove(try CacheKey(request: request, config: config))
+    }
+
+    /// Deletes every cached entry under `directory` — one account's folder, say — or, by default,
+    /// under ``NetworkConfig/cacheDirectory``.
+    public func clearCache(in directory: URL? = nil) {
+        pipeline.cache.removeAll(under: directory ?? config.cacheDirectory)
+    }
+
+    /// Blocks until every stored response is on disk. Stores are written in the background and
+    /// served from memory meanwhile; wait before exiting a process, or before another agent reads the files.
+    public func waitForCacheWrites() {
+        pipeline.cache.flush()
+    }
+
+    /// What cache-then-network shows first: the entry even if expired, never another version's or account's.
+    private func displayableCache(for request: any BaseRequest) -> Response? {
+        guard let settings = try? CacheSettings(request: request, config: config) else { return nil }
+        switch pipeline.cache.lookup(settings) {
+        case .hit(let response): return response
+        case .miss(_, let stale): return stale
+        }
+    }
+}

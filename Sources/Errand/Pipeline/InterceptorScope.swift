@@ -1,0 +1,23 @@
+/// Marks the work an interceptor does on behalf of a request that holds one of the agent's
+/// slots, such as refreshing a token with another request.
+///
+/// Requests started inside it skip the agent's concurrency limit: they are part of an attempt
+/// that already counts against it, and waiting for a slot could wait for themselves — with every
+/// slot held by requests waiting for the same token refresh, the refresh would never run.
+enum InterceptorScope {
+    @TaskLocal static var isActive = false
+
+    static func run<Value>(_ body: () async throws(ErrandError) -> Value) async throws(ErrandError) -> Value {
+        do {
+            return try await $isActive.withValue(true) { try await body() }
+        } catch let error as ErrandError {
+            throw error
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    static func run<Value>(_ body: () async -> Value) async -> Value {
+        await $isActive.withValue(true) { await body() }
+    }
+}

@@ -1,0 +1,267 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Takes each task through the stages, one way: build → cache lookup → queue → adapt →
+/// transport → validation → retry decision → cache store → delivery.
+///
+/// The stages take and return values; the task owns its state. Response work — validation,
+/// interceptors, cache stores — runs on the thread that delivers the transport's completion,
+/// which a transport never needs back, and a retry waits without holding a slot.
+final class RequestPipeline: Sendable {
+    let config: NetworkConfig
+    let scheduler: RequestScheduler
+    let cache: ResponseCache
+    private let transport: any Transport
+    private let retryTimer: RetryTimer
+
+    init(config: NetworkConfig, transport: any Transport, retryTimer: RetryTimer) {
+        self.config = config
+        self.transport = transport
+        self.retryTimer = retryTimer
+        scheduler = RequestScheduler(maxConcurrent: 6)
+        cache = ResponseCache(config: config)
+    }
+
+    /// The task for one execution of `request`; `cancel()` on it comes back to ``cancelled(_:)``.
+    func makeTask(_ request: any BaseRequest, completion: RequestTask.Completion) -> RequestTask {
+        RequestTask(request: request, completion: completion, callbackQueue: config.callbackQueue) { [self] task in
+            finish(task, response: task.response, error: .cancelled)
+        }
+    }
+
+    /// Runs `task`: from a valid cached entry when `readsCache` and there is one, else from the network.
+    func start(_ task: RequestTask, readsCache: Bool) {
+        scheduler.register(task)
+        task.accessories.forEach { $0.requestWillStart(task) }
+        // Cancelled already: finishing could not yet unregister it.
+        guard task.start() else { return scheduler.finish(task) }
+        let plan: RequestPlan
+        do {
+            plan = try RequestPlan(task.request, config: config)
+        } catch {
+            return finish(task, response: nil, error: error)
+        }
+        if readsCache, let settings = plan.cache, serveFromCache(task, settings) {
+            return
+        }
+        let built: TransportRequestBuilder.Output
+        do {
+            built = try TransportRequestBuilder.build(task.request, config: config)
+            try attachDownload(to: task, target: plan.downloadTarget, url: built.request.url)
+        } catch {
+            return finish(task, response: nil, error: error)
+        }
+        task.built(built.request)
+        guard let form = built.largeMultipartBody else {
+            return enqueue(task, plan, built.request)
+        }
+        // Encoding a large body into a file takes a while: not on the caller's thread.
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            do throws(ErrandError) {
+                let (file, length) = try form.writeTemporaryFile()
+                guard task.adoptTemporaryFile(file) else {
+                    try? FileManager.default.removeItem(at: file)
+                    return
+                }
+                var request = built.request
+                request.bodyFileURL = file
+                request.headers["Content-Length"] = String(length)
+                task.built(request)
+                enqueue(task, plan, request)
+            } catch {
+                finish(task, response: nil, error: error)
+            }
+        }
+    }
+
+    /// Finishes a task that was never sent with a cached response, accessories and all.
+    func serve(_ task: RequestTask, from response: Response) {
+        scheduler.register(task)
+        task.accessories.forEach { $0.requestWillStart(task) }
+        _ = task.start()
+        finish(task, response: response, error: nil)
+    }
+
+    // MARK: Cache
+
+    /// Finishes `task` from the cache when its entry may be served; `false` sends it to the network.
+    private func serveFromCache(_ task: RequestTask, _ settings: CacheSettings) -> Bool {
+        switch cache.lookup(settings) {
+        case .hit(let response):
+            finish(task, response: response, error: nil)
+            return true
+        case .miss(_, let stale?) where settings.policy == .staleWhileRevalidate:
+            finish(task, response: stale, error: nil)
+            revalidate(task.request, settings.key)
+            return true
+        case .miss:
+            return false
+        }
+    }
+
+    /// Refreshes an expired entry in the background, once per entry at a time.
+    private func revalidate(_ request: any BaseRequest, _ key: CacheKey) {
+        guard cache.beginRevalidation(key) else { return }
+        start(
+            makeTask(request, completion: .continuation { [cache] _ in cache.endRevalidation(key) }), readsCache: false)
+    }
+
+    /// The entry ``CachePolicy/offlineFallback`` serves when the network failed, valid or expired.
+    private func offlineFallback(_ settings: CacheSettings?, after error: ErrandError) -> Response? {
+        guard let settings, settings.policy == .offlineFallback, error.isNetworkFailure else { return nil }
+        switch cache.lookup(settings) {
+        case .hit(let response): return response
+        case .miss(_, let stale): return stale
+        }
+    }
+
+    // MARK: Attempts
+
+    /// Gives a GET with a `resumableDownloadPath` its partial file, claiming the target path.
+    private func attachDownload(to task: RequestTask, target: String?, url: URL) throws(ErrandError) {
+        guard let target else { return }
+        let partial = try PartialDownload(targetPath: target, url: url)
+        do {
+            try scheduler.claimDownloadTarget(partial.targetURL.path, for: task)
+        } catch .taken {
+            throw .fileSystem("download to \(partial.targetURL.path): another download to this file is running")
+        } catch {
+            return  // Cancelled meanwhile: it has finished.
+        }
+        task.download = DownloadReceiver(partial: partial, progress: task.downloadReporter)
+    }
+
+    /// Waits for a slot, then adapts and sends one attempt.
+    private func enqueue(_ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest) {
+        scheduler.enqueue(task, priority: plan.priority, bypassingLimit: plan.isInterceptorWork) { [self] in
+            guard !plan.interceptors.isEmpty else { return send(task, plan, request, adapted: request) }
+            let adapting = Task { [self] in
+                do throws(ErrandError) {
+                    let adapted = try await plan.interceptors.adapt(request, for: task)
+                    send(task, plan, request, adapted: adapted)
+                } catch {
+                    finish(task, response: nil, error: error)
+                }
+            }
+            if !task.waits(stoppingWith: { adapting.cancel() }) { adapting.cancel() }
+        }
+    }
+
+    private func send(_ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, adapted: TransportRequest)
+    {
+        let download = task.download
+        let outgoing = download?.prepare(adapted) ?? adapted
+        guard let attempt = task.beginAttempt(outgoing) else {
+            return scheduler.release(task)  // Cancelled meanwhile: it has finished.
+        }
+        let transportTask = transport.send(outgoing) { [self] event in
+            defer {
+                if case .completed = event { task.transportCompleted() }
+            }
+            switch download?.receive(event) ?? .record {
+            case .record:
+                switch task.record(event, of: attempt, limit: plan.maximumResponseSize) {
+                case .kept:
+                    guard case .completed(let error) = event else { return }
+                    complete(task, attempt, plan, request, transportError: error)
+                case .stale:
+                    break
+                case .tooLarge:
+                    task.abandon(attempt)
+                    finish(task, response: nil, error: .responseTooLarge(plan.maximumResponseSize))
+                }
+            case .consumed:
+                break
+            case .restart:
+                guard case .completed = event else { return task.abandon(attempt) }
+                _ = task.endAttempt(attempt)
+                scheduler.release(task)
+                requeue(task, plan, request, response: nil)
+            case .fail(let error):
+                task.abandon(attempt)
+                download?.suspend()
+                finish(task, response: nil, error: error)
+            }
+        }
+        if !task.attach(transportTask, to: attempt) { transportTask.cancel() }
+    }
+
+    /// Judges a finished attempt, then retries it, or concludes the task.
+    private func complete(
+        _ task: RequestTask, _ attempt: Int, _ plan: RequestPlan, _ request: TransportRequest,
+        transportError: ErrandError?
+    ) {
+        scheduler.release(task)
+        var response = task.endAttempt(attempt)
+        var error =
+            transportError ?? response.map {
+                ResponseValidator.validate(
+                    $0, by: plan.rules, url: request.url, bodyIsOnDisk: task.download?.isWriting ?? false)
+            } ?? .transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url]))
+        if let download = task.download {
+            (response, error) = download.conclude(response, error: error)
+        }
+        if error == nil, let response {
+            do throws(ErrandError) {
+                try plan.interceptors.validate(response, for: task)
+            } catch let rejection {
+                error = rejection
+            }
+        }
+        guard let error, error != .cancelled, !plan.interceptors.isEmpty else {
+            return conclude(task, plan, response: response, error: error)
+        }
+        decideRetry(task, plan, request, response: response, error: error)
+    }
+
+    /// Asks the interceptors what to do about a failed attempt, and does it.
+    private func decideRetry(
+        _ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, response: Response?, error: ErrandError
+    ) {
+        let deciding = Task { [self] in
+            switch await plan.interceptors.retry(task, dueTo: error) {
+            case .doNotRetry: conclude(task, plan, response: response, error: error)
+            case .fail(let replacement): conclude(task, plan, response: response, error: replacement)
+            case .retry: requeue(task, plan, request, response: response)
+            case .retryAfter(let seconds):
+                let stop = retryTimer.schedule(max(0, seconds)) { [self] in
+                    requeue(task, plan, request, response: response)
+                }
+                if !task.waits(stoppingWith: stop) { stop() }
+            }
+        }
+        if !task.waits(stoppingWith: { deciding.cancel() }) { deciding.cancel() }
+    }
+
+    /// Queues another attempt, unless the task was cancelled meanwhile.
+    private func requeue(_ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, response: Response?) {
+        guard !task.isCancelled else { return finish(task, response: response, error: .cancelled) }
+        enqueue(task, plan, request)
+    }
+
+    /// Stores a success in the cache, or serves the offline fallback for a network failure, and finishes.
+    private func conclude(_ task: RequestTask, _ plan: RequestPlan, response: Response?, error: ErrandError?) {
+        if let error, let fallback = offlineFallback(plan.cache, after: error) {
+            return finish(task, response: fallback, error: nil)
+        }
+        if error == nil, let response, let settings = plan.cache {
+            cache.store(response, as: settings)
+        }
+        finish(task, response: response, error: error)
+    }
+
+    // MARK: Delivery
+
+    func finish(_ task: RequestTask, response: Response?, error: ErrandError?) {
+        guard task.finish(response: response, error: error) else { return }
+        scheduler.finish(task)
+        if config.debugLogEnabled {
+            DebugLog.write(DebugLog.line(for: task))
+        }
+        task.deliver(on: config.callbackQueue)
+    }
+}

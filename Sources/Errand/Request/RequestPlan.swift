@@ -1,0 +1,28 @@
+/// What the stages after the build need from a request, taken from its definition once when it
+/// starts; the stages never look at the ``BaseRequest`` again.
+struct RequestPlan: Sendable {
+    /// Where and how the response is cached; `nil` when the request does not cache.
+    let cache: CacheSettings?
+    let rules: ResponseRules
+    let interceptors: InterceptorChain
+    /// The path a GET downloads to.
+    let downloadTarget: String?
+    let priority: RequestPriority
+    /// The most bytes the body may have in memory.
+    let maximumResponseSize: Int
+    /// Whether an interceptor started the request for an attempt that holds a slot, such as a
+    /// token refresh: it skips the concurrency limit (see ``InterceptorScope``).
+    let isInterceptorWork: Bool
+
+    /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
+    ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
+    init(_ request: any BaseRequest, config: NetworkConfig) throws(ErrandError) {
+        cache = try CacheSettings(request: request, config: config)
+        rules = ResponseRules(request: request)
+        interceptors = InterceptorChain(request: request, config: config)
+        downloadTarget = request.method == .get ? request.resumableDownloadPath : nil
+        priority = request.priority
+        maximumResponseSize = request.maximumResponseSize ?? config.maximumResponseSize
+        isInterceptorWork = InterceptorScope.isActive
+    }
+}

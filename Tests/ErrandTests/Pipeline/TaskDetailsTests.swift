@@ -1,0 +1,65 @@
+import ErrandScenarios
+import Foundation
+import Testing
+
+@testable import Errand
+
+@Suite("Task tag, user info and description")
+struct TaskDetailsTests {
+    struct TagRecorder: RequestAccessory {
+        let seen: Locked<[Int]>
+        func requestWillStart(_ task: RequestTask) { seen.withLock { $0.append(task.tag) } }
+    }
+
+    struct Tagged: BaseRequest {
+        let recorder: TagRecorder
+        var url: String { "/tagged" }
+        var cacheTimeInSeconds: Int { 300 }
+        var requestAccessories: [any RequestAccessory] { [recorder] }
+    }
+
+    @Test func tagAndUserInfoGivenAtStartAreSeenByAccessoriesAndCacheServedCallbacks() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("errand-tags-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let agent = NetworkAgent.testing(StubTransport { _ in Response(statusCode: 200, data: Data("{}".utf8)) })
+        agent.config.cacheDirectory = directory
+        let recorder = TagRecorder(seen: Locked([]))
+        let request = Tagged(recorder: recorder)
+        for tag in [7, 8] {
+            let task: RequestTask = await withCheckedContinuation { continuation in
+                agent.start(
+                    request, tag: tag, userInfo: ["screen": "feed"], success: { continuation.resume(returning: $0) },
+                    failure: { continuation.resume(returning: $0) })
+            }
+            #expect(task.tag == tag)
+            #expect(task.userInfo["screen"] as? String == "feed")
+            #expect(task.isDataFromCache == (tag == 8))
+        }
+        #expect(recorder.seen[\.self] == [7, 8])
+    }
+
+    @Test func theDescriptionShowsAttemptsTagAndCacheSettings() async throws {
+        struct Cached: BaseRequest {
+            var url: String { "/described" }
+            var cacheTimeInSeconds: Int { 60 }
+            var cachePolicy: CachePolicy { .offlineFallback }
+            var interceptors: [any RequestInterceptor] { [RetryPolicy(baseDelay: 0)] }
+        }
+        let attempts = Locked(0)
+        let agent = NetworkAgent.testing(
+            StubTransport { _ in
+                let attempt = attempts.withLock {
+                    $0 += 1; return $0
+                }
+                return Response(statusCode: attempt < 3 ? 503 : 200, data: Data("{}".utf8))
+            })
+        agent.config.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("errand-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: agent.config.cacheDirectory) }
+        let task = await agent.finishedTask(Cached(), tag: 42)
+        #expect(task.error == nil)
+        let description = task.description
+        #expect(description.contains("attempts 3"))
+        #expect(description.contains("tag 42"))
+        #expect(description.contains("cache 60 s, offlineFallback"))
+    }
+}
