@@ -119,7 +119,7 @@ int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value) {
 }
 
 int errand_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
-const char *errand_curl_easy_strerror(int code) { return curl.easy_strerror(code); }
+const char *errand_curl_easy_strerror(int code) { return curl.easy_strerror ? curl.easy_strerror(code) : NULL; }
 
 void *errand_curl_slist_append(void *list, const char *string) { return curl.slist_append(list, string); }
 void errand_curl_slist_free_all(void *list) { curl.slist_free_all(list); }

@@ -18,8 +18,9 @@ public final class NetworkAgent: Sendable {
     /// Creates an agent.
     /// - Parameters:
     ///   - config: The settings it reads. Default ``NetworkConfig/shared``.
-    ///   - transport: The engine it sends with. Default: a ``URLSessionTransport`` with the
-    ///     config's `sessionConfiguration`.
+    ///   - transport: The engine it sends with. Default: ``CurlTransport`` on Linux when libcurl
+    ///     loads, else ``URLSessionTransport``; either with the config's `sessionConfiguration`.
+    ///     The environment variable `ERRAND_TRANSPORT` (`curl` or `urlsession`) overrides it.
     public convenience init(config: NetworkConfig = .shared, transport: (any Transport)? = nil) {
         self.init(config: config, transport: transport, retryTimer: .dispatch)
     }

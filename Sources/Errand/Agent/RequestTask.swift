@@ -58,6 +58,10 @@ public final class RequestTask: Sendable {
     /// attempts, the last attempt's response, as interceptors deciding on a retry see it.
     public var response: Response? { state[\.response] }
 
+    /// Timings and HTTP version of the last attempt, from a transport that reports them
+    /// (``CurlTransport``); `nil` otherwise, and for a response from the cache.
+    public var metrics: TransportMetrics? { state[\.metrics] }
+
     /// Why the task failed; `nil` while it runs and after success.
     public var error: ErrandError? { state[\.error] }
 
@@ -166,6 +170,7 @@ public final class RequestTask: Sendable {
         var head: (statusCode: Int, headers: [String: String])?
         var body = Data()
         var response: Response?
+        var metrics: TransportMetrics?
         var error: ErrandError?
         var startTime = DispatchTime.now()
         var deliveryPredecessor: DispatchGroup?
@@ -258,15 +263,6 @@ public final class RequestTask: Sendable {
         transportTask?.cancel()
     }
 
-    /// What ``record(_:of:limit:)`` did with an event.
-    enum Recorded {
-        case kept
-        /// An event of an earlier or abandoned attempt, or of a finished task.
-        case stale
-        /// The body, declared or received, passed the limit; nothing more was kept.
-        case tooLarge
-    }
-
     /// Accumulates the head and body of `attempt`, up to `limit` bytes of body, and reports upload progress.
     func record(_ event: TransportEvent, of attempt: Int, limit: Int) -> Recorded {
         if case .uploadProgress(let sent, let total) = event {
@@ -287,7 +283,8 @@ public final class RequestTask: Sendable {
                     return .tooLarge
                 }
                 $0.body.append(chunk)
-            case .uploadProgress, .completed, .metrics: break
+            case .metrics(let metrics): $0.metrics = metrics
+            case .uploadProgress, .completed: break
             }
             return .kept
         }

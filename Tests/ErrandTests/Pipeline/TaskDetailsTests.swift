@@ -62,4 +62,16 @@ struct TaskDetailsTests {
         #expect(description.contains("tag 42"))
         #expect(description.contains("cache 60 s, offlineFallback"))
     }
+
+    @Test(.enabled(if: CurlTransport.isAvailable)) func aTaskCarriesTheTransportsTimings() async throws {
+        let server = try #require(loopbackServer)
+        let curl = NetworkAgent.testing(CurlTransport(), baseUrl: server.baseURL)
+        let task = await curl.finishedTask(AgentTests.Request("/get"))
+        #expect(task.error == nil)
+        let metrics = try #require(task.metrics)
+        #expect(metrics.httpVersion == "HTTP/1.1")
+        #expect(metrics.total > 0 && metrics.firstByte <= metrics.total)
+        let stubbed = NetworkAgent.testing(StubTransport { _ in Response(statusCode: 200) })
+        #expect(await stubbed.finishedTask(AgentTests.Request("/get")).metrics == nil)
+    }
 }

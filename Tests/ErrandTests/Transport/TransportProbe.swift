@@ -38,8 +38,11 @@ final class TransportProbe: Sendable {
     }
 
     /// Sends `request` through `transport`, recording into this probe.
+    /// The transport is kept until the request completes, as an agent keeps its transport.
     func send(_ request: TransportRequest, through transport: any Transport) -> any TransportTask {
-        transport.send(request) { event in self.record(event) }
+        transport.send(request) { [transport] event in
+            withExtendedLifetime(transport) { self.record(event) }
+        }
     }
 
     /// The outcome, once the request completed.

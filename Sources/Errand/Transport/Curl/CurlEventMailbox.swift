@@ -71,7 +71,7 @@ final class CurlEventMailbox: Sendable {
         post(.event(event))
     }
 
-    /// Runs `work` in order with the events, unless the mailbox is closed by then.
+    /// Runs `work` in order with the events; dropped when the mailbox was already closed.
     func perform(_ work: @escaping @Sendable () -> Void) {
         post(.work(work))
     }

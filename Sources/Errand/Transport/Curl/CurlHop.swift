@@ -15,6 +15,8 @@ struct CurlHop: Sendable {
     var redirectCount = 0
     /// When the whole request must have ended, across redirects; `nil` for never.
     let deadline: DispatchTime?
+    /// A PEM file of certificates to trust instead of the system's; `nil` for the system's.
+    var certificateAuthorityFile: String? = nil
 }
 
 extension CurlHop {

@@ -12,13 +12,14 @@ enum CurlLibrary {
     /// Whether libcurl was found, has every function Errand uses, and initialised. Loaded on first use.
     static let isLoaded: Bool = {
         // A write to a connection the peer closed raises SIGPIPE, which ends the process by
-        // default; libcurl cannot block it on every path, so Errand ignores it, as URLSession does.
+        // default; libcurl cannot block it on every path (TLS libraries write too), so Errand ignores it.
         _ = signal(SIGPIPE, SIG_IGN)
         return errand_curl_load() == 1
     }()
 
     /// libcurl's one-line description of a `CURLcode`.
     static func describe(_ code: Int32) -> String {
-        errand_curl_easy_strerror(code).map { String(cString: $0) } ?? "libcurl error \(code)"
+        guard isLoaded, let text = errand_curl_easy_strerror(code) else { return "libcurl error \(code)" }
+        return String(cString: text)
     }
 }

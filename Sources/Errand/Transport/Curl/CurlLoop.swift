@@ -43,10 +43,15 @@ final class CurlLoop {
     private func handle(_ command: CurlDriver.Command) {
         switch command {
         case .start(let hop): start(hop)
-        case .cancel(let id): handlesByID[id].flatMap { transfers[$0] }.map(remove)
-        case .resume(let id): handlesByID[id].flatMap { transfers[$0] }?.resume()
+        case .cancel(let id): transfer(id).map(remove)
+        case .resume(let id): transfer(id)?.resume()
         case .shutdown: isShuttingDown = true
         }
+    }
+
+    /// The running transfer of request `id`; `nil` between redirects and after it ended.
+    private func transfer(_ id: Int) -> CurlTransfer? {
+        handlesByID[id].flatMap { transfers[$0] }
     }
 
     private func start(_ hop: CurlHop) {

@@ -25,7 +25,8 @@ import Foundation
 /// ``URLSessionTransport`` instead.
 ///
 /// TLS is verified against the system's trust store; proxies come from the environment
-/// (`https_proxy`, `http_proxy`, `no_proxy`), as with the `curl` command.
+/// (`https_proxy`, `http_proxy`, `no_proxy`), as with the `curl` command. Loading libcurl sets
+/// `SIGPIPE` to be ignored for the process: a write to a closed connection must fail, not end it.
 public final class CurlTransport: Transport {
     /// Whether libcurl could be loaded on this machine. Checked once.
     public static var isAvailable: Bool { CurlLibrary.isLoaded }
@@ -38,6 +39,8 @@ public final class CurlTransport: Transport {
     private let cookies: CurlCookies
     private let additionalHeaders: [String: String]
     private let peakBuffered = Locked(0)
+    /// Certificates trusted instead of the system's: only tests set it, to reach a local TLS server.
+    private let certificateAuthorityFile: String?
 
     /// Creates a transport.
     /// - Parameters:
@@ -46,7 +49,14 @@ public final class CurlTransport: Transport {
     ///     (`httpAdditionalHeaders`) and the connections kept per host
     ///     (`httpMaximumConnectionsPerHost`). Default `.default`.
     ///   - bufferLimit: See ``bufferLimit``. Default 1 MiB.
-    public init(configuration: URLSessionConfiguration = .default, bufferLimit: Int = 1 << 20) {
+    public convenience init(configuration: URLSessionConfiguration = .default, bufferLimit: Int = 1 << 20) {
+        self.init(configuration: configuration, bufferLimit: bufferLimit, certificateAuthorityFile: nil)
+    }
+
+    /// A transport that trusts the certificates in the PEM file `certificateAuthorityFile`
+    /// instead of the system's, for tests against a local TLS server.
+    init(configuration: URLSessionConfiguration, bufferLimit: Int, certificateAuthorityFile: String?) {
+        self.certificateAuthorityFile = certificateAuthorityFile
         self.bufferLimit = max(bufferLimit, 1)
         cookies = CurlCookies(configuration: configuration)
         var headers: [String: String] = [:]
@@ -82,13 +92,15 @@ public final class CurlTransport: Transport {
             return task
         }
         var request = request
-        request.headers.merge(additionalHeaders) { own, _ in own }
+        for (name, value) in additionalHeaders where request.headers.field(name) == nil {
+            request.headers[name] = value
+        }
         let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + CurlHop.timeout($0) }
         driver.submit(
             .start(
                 CurlHop(
                     id: id, request: request, cookieHeader: cookies.header(for: request), mailbox: mailbox,
-                    deadline: deadline)))
+                    deadline: deadline, certificateAuthorityFile: certificateAuthorityFile)))
         return task
     }
 
