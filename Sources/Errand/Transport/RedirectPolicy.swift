@@ -4,7 +4,8 @@ import Foundation
 /// closes what URLSession on Linux leaves open: credentials never follow a redirect to another
 /// origin, an `https` request is never continued over plain `http`, and 307/308 keep the body.
 struct RedirectPolicy: Sendable {
-    /// Redirects followed before failing with `URLError(.httpTooManyRedirects)`. Default `16`, as Apple's URLSession.
+    /// Redirects followed before failing with ``ErrandError/redirectRefused(_:)`` — a loop, or
+    /// a chain too long to be one. Default `16`, as Apple's URLSession.
     var limit = 16
 
     /// Header fields that carry credentials: dropped when a redirect leaves the origin.
@@ -22,7 +23,7 @@ struct RedirectPolicy: Sendable {
     ) -> Result<TransportRequest, ErrandError> {
         guard redirectCount < limit else {
             return .failure(
-                .transport(URLError(.httpTooManyRedirects, userInfo: [NSURLErrorFailingURLErrorKey: request.url])))
+                .redirectRefused("\(request.url.absoluteString) redirects again after \(limit) redirects: a loop?"))
         }
         guard let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https", target.host != nil
