@@ -61,7 +61,7 @@ struct PipelineDefectTests {
             let otherFinished: DispatchSemaphore
             var url: String { "/get?waiting" }
             func statusCodeValidator(_ code: Int) -> Bool {
-                otherFinished.wait(timeout: .now() + 10) == .success
+                otherFinished.wait(timeout: .now() + 60) == .success
             }
         }
         let waiting = agent.start(Waiting(otherFinished: otherFinished))
