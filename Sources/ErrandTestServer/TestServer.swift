@@ -77,7 +77,8 @@ import Foundation
 ///
 /// Connections are kept alive, each is served on its own thread, and request bodies may be
 /// sent with `Content-Length` or chunked. Responses always carry `Content-Length` (except
-/// where HTTP forbids a body: 1xx, 204, 304). Every request is recorded (the last 1000) for
+/// where HTTP forbids a body: 1xx, 204, 304, and the `/fault/` answers, which write their own
+/// bytes). Every request is recorded (the last 1000) for
 /// ``receivedRequests(path:)``.
 public final class TestServer: Sendable {
     /// The port the server listens on; the kernel's choice when `init` was given 0.

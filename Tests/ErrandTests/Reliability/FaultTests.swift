@@ -12,14 +12,16 @@ import Testing
 /// within the request's timeout, with an error a caller can act on. Agents use the default
 /// transport, so `swift test` checks CurlTransport and `ERRAND_TRANSPORT=urlsession swift test`
 /// URLSessionTransport; where the two reach the same error by different paths, the test says so.
-@Suite("Server faults and bad input")
+/// One fault at a time: an endless body or 10,000 headers keep a core busy, and would slow the others.
+@Suite("Server faults and bad input", .serialized)
 struct FaultTests {
     struct FaultRequest: BaseRequest {
         var url: String
         var responseSerializerType: ResponseSerializerType = .json
         /// The bound on "promptly": a transport that hung would fail the test with `.timedOut`
-        /// rather than stall it. Generous, as the suite runs in parallel on a machine that may be busy.
-        var timeoutInterval: TimeInterval = 15
+        /// rather than stall it. Generous, as the suite runs in parallel with the soak, which can
+        /// keep every core busy for seconds.
+        var timeoutInterval: TimeInterval = 30
         var timeoutIntervalForResource: TimeInterval?
         var maximumResponseSize: Int?
         var interceptors: [any RequestInterceptor] = []
