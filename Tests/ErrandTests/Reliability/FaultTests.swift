@@ -27,11 +27,6 @@ struct FaultTests {
         var interceptors: [any RequestInterceptor] = []
     }
 
-    /// The transport a default agent uses in this run.
-    static let transport: TransportKind =
-        ProcessInfo.processInfo.environment["ERRAND_TRANSPORT"]?.lowercased() == "urlsession"
-            || !CurlTransport.isAvailable ? .urlSession : .curl
-
     let server: TestServer
     let agent: NetworkAgent
     let callbackQueue = DispatchQueue(label: "errand.tests.faults")
@@ -47,7 +42,7 @@ struct FaultTests {
     /// Runs `request` to its callback, then checks that no second callback came: another request
     /// on the same agent, and the callback queue after it, finish first. A healthy answer to that
     /// one also shows the fault left the agent working.
-    func finish(_ request: FaultRequest) async throws -> RequestTask {
+    func finish(_ request: FaultRequest) async -> RequestTask {
         defer { server.stop() }
         let callbacks = Locked(0)
         let task = await withCheckedContinuation { (continuation: CheckedContinuation<RequestTask, Never>) in
@@ -81,62 +76,62 @@ struct FaultTests {
         return false
     }
 
-    @Test func aResetBeforeAnyByteIsALostConnection() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/reset"))
+    @Test func aResetBeforeAnyByteIsALostConnection() async {
+        let task = await finish(FaultRequest(url: "/fault/reset"))
         #expect(Self.urlErrorCode(task) == .networkConnectionLost, "\(String(describing: task.error))")
         #expect(task.response == nil)
     }
 
-    @Test func aResetRetriedByARetryPolicyStillCallsBackOnce() async throws {
+    @Test func aResetRetriedByARetryPolicyStillCallsBackOnce() async {
         let retry = RetryPolicy(maxAttempts: 3, baseDelay: 0.001, maxDelay: 0.01)
-        let task = try await finish(FaultRequest(url: "/fault/reset", interceptors: [retry]))
+        let task = await finish(FaultRequest(url: "/fault/reset", interceptors: [retry]))
         #expect(Self.urlErrorCode(task) == .networkConnectionLost, "\(String(describing: task.error))")
         #expect(task.attemptCount == 3)
     }
 
-    @Test func aResetMidBodyIsALostConnectionNotAShortSuccess() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/reset-mid-body", responseSerializerType: .data))
+    @Test func aResetMidBodyIsALostConnectionNotAShortSuccess() async {
+        let task = await finish(FaultRequest(url: "/fault/reset-mid-body", responseSerializerType: .data))
         #expect(Self.urlErrorCode(task) == .networkConnectionLost, "\(String(describing: task.error))")
     }
 
-    @Test func aBodyShorterThanItsContentLengthIsALostConnection() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/truncated", responseSerializerType: .data))
+    @Test func aBodyShorterThanItsContentLengthIsALostConnection() async {
+        let task = await finish(FaultRequest(url: "/fault/truncated", responseSerializerType: .data))
         #expect(Self.urlErrorCode(task) == .networkConnectionLost, "\(String(describing: task.error))")
     }
 
-    @Test func aChunkedBodyClosedBeforeItsLastChunkIsALostConnection() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/chunked-cut"))
+    @Test func aChunkedBodyClosedBeforeItsLastChunkIsALostConnection() async {
+        let task = await finish(FaultRequest(url: "/fault/chunked-cut"))
         #expect(Self.urlErrorCode(task) == .networkConnectionLost, "\(String(describing: task.error))")
     }
 
-    @Test func headersThatStopComingTimeOut() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/endless-headers", timeoutInterval: 1))
+    @Test func headersThatStopComingTimeOut() async {
+        let task = await finish(FaultRequest(url: "/fault/endless-headers", timeoutInterval: 1))
         #expect(task.error == .timedOut)
     }
 
     /// Trickled header lines are bytes arriving: CurlTransport counts them as activity, as Apple's
     /// URLSession does, so only the deadline ends the request; URLSessionTransport on Linux sees no
     /// event before the head is complete, so its idle timeout ends it first.
-    @Test func headersTrickledForeverEndAtTheDeadline() async throws {
-        let task = try await finish(
+    @Test func headersTrickledForeverEndAtTheDeadline() async {
+        let task = await finish(
             FaultRequest(
                 url: "/fault/endless-headers?trickle_ms=100", timeoutInterval: 1, timeoutIntervalForResource: 3))
         #expect(task.error == .timedOut)
         #expect(task.response == nil)
     }
 
-    @Test func garbageInsteadOfHTTPIsABadServerResponse() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/garbage"))
+    @Test func garbageInsteadOfHTTPIsABadServerResponse() async {
+        let task = await finish(FaultRequest(url: "/fault/garbage"))
         #expect(Self.urlErrorCode(task) == .badServerResponse, "\(String(describing: task.error))")
     }
 
-    @Test func aGzipBodyThatIsNotGzipCannotBeDecoded() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/bad-gzip"))
+    @Test func aGzipBodyThatIsNotGzipCannotBeDecoded() async {
+        let task = await finish(FaultRequest(url: "/fault/bad-gzip"))
         #expect(Self.urlErrorCode(task) == .cannotDecodeContentData, "\(String(describing: task.error))")
     }
 
-    @Test func tenThousandHeaderFieldsAreAllDelivered() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/many-headers"))
+    @Test func tenThousandHeaderFieldsAreAllDelivered() async {
+        let task = await finish(FaultRequest(url: "/fault/many-headers"))
         #expect(task.error == nil)
         #expect(task.responseHeaders.keys.filter { $0.hasPrefix("X-Fault-") }.count == 10_000)
         #expect(task.responseHeaders["X-Fault-9999"] == "9999")
@@ -144,26 +139,26 @@ struct FaultTests {
     }
 
     @Test(arguments: [ResponseSerializerType.string, .json])
-    func invalidUTF8IsASerializationError(_ serializer: ResponseSerializerType) async throws {
-        let task = try await finish(FaultRequest(url: "/fault/invalid-utf8", responseSerializerType: serializer))
+    func invalidUTF8IsASerializationError(_ serializer: ResponseSerializerType) async {
+        let task = await finish(FaultRequest(url: "/fault/invalid-utf8", responseSerializerType: serializer))
         #expect(Self.isSerializationError(task), "\(String(describing: task.error))")
         #expect(task.responseStatusCode == 200)
     }
 
-    @Test func aHundredThousandNestedArraysAreASerializationErrorNotACrash() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/deep-json"))
+    @Test func aHundredThousandNestedArraysAreASerializationErrorNotACrash() async {
+        let task = await finish(FaultRequest(url: "/fault/deep-json"))
         #expect(Self.isSerializationError(task), "\(String(describing: task.error))")
         #expect(task.responseData?.count == 200_000)
     }
 
-    @Test func anEndlessBodyStopsAtTheRequestsMaximumSize() async throws {
-        let task = try await finish(
+    @Test func anEndlessBodyStopsAtTheRequestsMaximumSize() async {
+        let task = await finish(
             FaultRequest(url: "/fault/endless-body", responseSerializerType: .data, maximumResponseSize: 1 << 20))
         #expect(task.error == .responseTooLarge(1 << 20))
     }
 
-    @Test func aRedirectLoopIsARefusedRedirect() async throws {
-        let task = try await finish(FaultRequest(url: "/fault/redirect-loop"))
+    @Test func aRedirectLoopIsARefusedRedirect() async {
+        let task = await finish(FaultRequest(url: "/fault/redirect-loop"))
         guard case .redirectRefused(let reason) = task.error else {
             Issue.record("expected a refused redirect, got \(String(describing: task.error))")
             return
@@ -172,8 +167,8 @@ struct FaultTests {
     }
 
     /// On Linux, URLSession left to itself waits forever on a Basic challenge it has no answer for.
-    @Test func aBasicAuthenticationChallengeIsA401() async throws {
-        let task = try await finish(FaultRequest(url: "/basic-auth/user/passwd"))
+    @Test func aBasicAuthenticationChallengeIsA401() async {
+        let task = await finish(FaultRequest(url: "/basic-auth/user/passwd"))
         #expect(task.error == .statusCode(401))
         #expect(task.responseStatusCode == 401)
         #expect(task.responseHeaders["WWW-Authenticate"]?.hasPrefix("Basic") == true)
