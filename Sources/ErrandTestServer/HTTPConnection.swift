@@ -16,6 +16,8 @@ struct HTTPConnection: Sendable {
         /// (``HTTPResponse/dropConnection``), on purpose: end the connection.
         case cutShort
         case peerGone
+        /// A raw writer asked for the connection to end with a reset: close it without a FIN first.
+        case reset
     }
 
     func run() {
@@ -69,7 +71,7 @@ struct HTTPConnection: Sendable {
             switch send(response, includeBody: request.method != "HEAD", keepAlive: keepAlive) {
             case .complete where keepAlive: continue
             case .complete, .cutShort: break serving
-            case .peerGone:
+            case .peerGone, .reset:
                 peerClosed = true
                 break serving
             }
@@ -84,6 +86,15 @@ struct HTTPConnection: Sendable {
     /// one chunk by chunk as its producer makes it.
     private func send(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool) -> Delivery {
         guard !response.dropsConnection else { return .cutShort }
+        if let writer = response.rawWriter {
+            switch writer(RawConnection(descriptor: descriptor, server: server)) {
+            case .close: return .cutShort
+            case .reset:
+                // A zero linger makes close(2) send RST at once; shutting down first would send FIN.
+                Socket.resetOnClose(descriptor)
+                return .reset
+            }
+        }
         var wire = response.head(keepAlive: keepAlive)
         guard includeBody && response.allowsBody else {
             return Socket.sendAll(descriptor, wire) ? .complete : .peerGone

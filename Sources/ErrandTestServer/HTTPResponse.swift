@@ -20,6 +20,8 @@ struct HTTPResponse: Sendable {
     var body: Body
     /// Set only on ``dropConnection``: the connection closes without anything being written.
     private(set) var dropsConnection = false
+    /// Set only on ``raw(_:)``: the writer sends every byte itself, then the connection ends.
+    private(set) var rawWriter: RawConnection.Writer?
 
     init(status: Int, headers: [HTTPHeader] = [], body: Data = Data()) {
         self.status = status
@@ -96,6 +98,14 @@ struct HTTPResponse: Sendable {
         response.dropsConnection = true
         return response
     }()
+
+    /// No status line or framing from the connection: `writer` puts whatever it likes on the wire
+    /// — garbage, a cut chunked body, a reset — and the connection ends after it.
+    static func raw(_ writer: @escaping RawConnection.Writer) -> HTTPResponse {
+        var response = HTTPResponse(status: 500)
+        response.rawWriter = writer
+        return response
+    }
 
     static func text(_ text: String, status: Int, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", contentType)], body: Data(text.utf8))

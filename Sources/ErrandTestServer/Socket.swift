@@ -115,6 +115,12 @@ enum Socket {
         shutdown(fd, Int32(SHUT_RDWR))
     }
 
+    /// Makes the next close(2) of `fd` abort the connection with a TCP reset instead of a FIN.
+    static func resetOnClose(_ fd: Int32) {
+        var abort = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+    }
+
     /// Ends our side and reads until the peer closes (at most about a second), so unread
     /// request bytes do not make the kernel answer with a reset that destroys our last response.
     static func finishWriting(_ fd: Int32) {

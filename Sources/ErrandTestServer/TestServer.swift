@@ -63,10 +63,22 @@ import Foundation
 ///   on a fresh connection reports `badServerResponse`), so count calls with
 ///   ``flakyCallCount(key:)`` rather than assume one per attempt.
 /// - `GET /api-error?code=C&message=M`: 200 `{"error": {"error_code": C, "error_msg": M}}`.
+/// - `GET /fault/{kind}`: a broken or hostile answer. `reset`: a TCP reset before any byte;
+///   `reset-mid-body`: a head announcing 1,000,000 bytes, 64 KiB of them, then a reset
+///   (`pause_ms`, default 100, between the two); `truncated`: `Content-Length: 1000`, 500 bytes,
+///   then close; `chunked-cut`: two chunks, then close before the last chunk; `endless-headers`:
+///   a status line and one header, then silence (`trickle_ms=N`: another header every N ms);
+///   `garbage`: bytes that are not HTTP, then close; `bad-gzip`: `Content-Encoding: gzip` on a
+///   body that is not gzip; `many-headers`: 10,000 header fields (`count=N`) and
+///   `{"headers": N}`; `invalid-utf8`: a JSON body labelled UTF-8 with bytes that are not;
+///   `deep-json`: 100,000 nested arrays (`depth=N`); `endless-body`: a chunked body that never
+///   ends; `redirect-loop`: a 302 to itself. Endless faults stop when the client hangs up, at
+///   ``stop()``, or after 30 seconds. The Basic-auth 401 is httpbin's own `/basic-auth/{user}/{passwd}`.
 ///
 /// Connections are kept alive, each is served on its own thread, and request bodies may be
 /// sent with `Content-Length` or chunked. Responses always carry `Content-Length` (except
-/// where HTTP forbids a body: 1xx, 204, 304). Every request is recorded (the last 1000) for
+/// where HTTP forbids a body: 1xx, 204, 304, and the `/fault/` answers, which write their own
+/// bytes). Every request is recorded (the last 1000) for
 /// ``receivedRequests(path:)``.
 public final class TestServer: Sendable {
     /// The port the server listens on; the kernel's choice when `init` was given 0.
@@ -192,7 +204,8 @@ public final class TestServer: Sendable {
     // MARK: Internals
 
     private static let router = Router(
-        routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all)
+        routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
+            + FaultRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

@@ -187,9 +187,12 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     private static func errandError(_ error: any Error) -> ErrandError {
-        if let urlError = error as? URLError { return ErrandError(urlError) }
         let nsError = error as NSError
-        let code = nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) ?? .unknown : .unknown
-        return ErrandError(URLError(code, userInfo: nsError.userInfo))
+        let code =
+            (error as? URLError)?.code
+            ?? (nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) ?? .unknown : .unknown)
+        let url = nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL
+        let corrected = TransportErrorCode.corrected(code, url: url, message: nsError.localizedDescription)
+        return ErrandError(URLError(corrected, userInfo: nsError.userInfo))
     }
 }

@@ -14,10 +14,14 @@ enum CurlErrorMapping {
         case ERRAND_CURLE_OPERATION_TIMEDOUT: return .timedOut
         case ERRAND_CURLE_ABORTED_BY_CALLBACK: return .cancelled
         default:
-            let userInfo: [String: Any] = [
-                NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: CurlLibrary.describe(code),
-            ]
-            return .transport(URLError(urlErrorCode(for: code), userInfo: userInfo))
+            var message = CurlLibrary.describe(code)
+            let corrected = TransportErrorCode.corrected(urlErrorCode(for: code), url: url, message: message)
+            // libcurl's "Unsupported protocol" would blame the URL for what the server sent.
+            if code == ERRAND_CURLE_UNSUPPORTED_PROTOCOL && corrected == .badServerResponse {
+                message = "The server's reply is not HTTP"
+            }
+            let userInfo: [String: Any] = [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: message]
+            return .transport(URLError(corrected, userInfo: userInfo))
         }
     }
 
