@@ -42,3 +42,16 @@ struct TransportErrorCodeTests {
             TransportErrorCode.corrected(.networkConnectionLost, url: http, message: "") == .networkConnectionLost)
     }
 }
+
+@Suite("Schemes")
+struct SchemeTests {
+    @Test(arguments: TransportKind.allCases, ["file:///etc/passwd", "ftp://127.0.0.1/x", "gopher://127.0.0.1/x"])
+    func onlyHTTPAndHTTPSAreOpened(_ kind: TransportKind, _ url: String) async throws {
+        let probe = TransportProbe()
+        _ = probe.send(TransportRequest(url: try #require(URL(string: url))), through: kind.make())
+        let outcome = await probe.completion()
+        #expect(outcome.statusCode == nil)
+        #expect(outcome.error != nil)
+        #expect(outcome.json.isEmpty)
+    }
+}

@@ -91,6 +91,12 @@ public final class CurlTransport: Transport {
             mailbox.close(with: .transport(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason])))
             return task
         }
+        // libcurl speaks many protocols; an HTTP client must not open `file:` or `ftp:` URLs.
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            mailbox.close(
+                with: .transport(URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: request.url])))
+            return task
+        }
         var request = request
         for (name, value) in additionalHeaders where request.headers.field(name) == nil {
             request.headers[name] = value
