@@ -199,8 +199,10 @@ final class RequestPipeline: Sendable {
     ) {
         scheduler.release(task)
         var response = task.endAttempt(attempt)
+        // A download cancelled on the wire waits for its transport to stop; one that finished
+        // meanwhile is still cancelled, and its partial, complete or not, is kept for the next start.
         var error =
-            transportError ?? response.map {
+            (task.isCancelled ? .cancelled : transportError) ?? response.map {
                 ResponseValidator.validate(
                     $0, by: plan.rules, url: request.url, bodyIsOnDisk: task.download?.isWriting ?? false)
             } ?? .transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url]))

@@ -168,4 +168,37 @@ struct PipelineDefectTests {
         for file in files { try FileManager.default.removeItem(at: file) }
         #expect(agent.cacheMissReason(tenth) == nil)
     }
+
+    /// A transport whose cancel is too late to stop anything: the response completes anyway.
+    final class LateCancelTransport: Transport {
+        let sent = Locked<[@Sendable (TransportEvent) -> Void]>([])
+
+        struct Ignored: TransportTask {
+            func cancel() {}
+        }
+
+        func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
+            -> any TransportTask
+        {
+            sent.withLock { $0.append(events) }
+            return Ignored()
+        }
+    }
+
+    @Test func aDownloadCancelledJustBeforeItCompletesIsCancelledAndKeepsItsPartial() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("errand-late-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let transport = LateCancelTransport()
+        let agent = NetworkAgent.testing(transport)
+        let target = directory.appendingPathComponent("file.bin").path
+        let task = agent.start(DownloadRequest(url: "/file.bin", resumableDownloadPath: target))
+        let events = try #require(transport.sent.withLock { $0.first })
+        events(.responseHead(statusCode: 200, headers: ["Content-Length": "4", "ETag": "\"v1\""]))
+        events(.body(Data("abcd".utf8)))
+        task.cancel()
+        events(.completed(nil))
+        await #expect(throws: ErrandError.cancelled) { try await task.value }
+        #expect(FileManager.default.contents(atPath: target + ".errand-partial") == Data("abcd".utf8))
+        #expect(!FileManager.default.fileExists(atPath: target))
+    }
 }
