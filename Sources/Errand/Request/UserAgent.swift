@@ -23,9 +23,13 @@ enum UserAgent {
 
     /// `<app>/<appVersion> Errand/<version>`; without `/<appVersion>` when `appVersion` is empty.
     static func value(appVersion: String) -> String {
-        let app = appVersion.isEmpty ? token(appName) : "\(token(appName))/\(token(appVersion))"
-        return "\(app) Errand/\(errandVersion)"
+        appVersion.isEmpty ? withoutAppVersion : "\(appToken)/\(token(appVersion)) Errand/\(errandVersion)"
     }
+
+    /// Worked out once: every request of the process carries it.
+    private static let appToken = token(appName)
+    private static let withoutAppVersion = "\(appToken) Errand/\(errandVersion)"
+    private static let separators = Set("()<>@,;:\\\"/[]?={} \t")
 
     /// Adds the default to `headers` unless they, or the session configuration's additional
     /// headers, name a `User-Agent` already.
@@ -38,7 +42,6 @@ enum UserAgent {
 
     /// `text` as an HTTP token: spaces and separators, which would split the product, become `-`.
     private static func token(_ text: String) -> String {
-        let separators = Set("()<>@,;:\\\"/[]?={} \t")
-        return String(text.map { separators.contains($0) || !$0.isASCII || $0.isNewline ? "-" : $0 })
+        String(text.map { separators.contains($0) || !$0.isASCII || $0.isNewline ? "-" : $0 })
     }
 }
