@@ -17,6 +17,8 @@ final class RequestPipeline: Sendable {
     let cache: ResponseCache
     private let transport: any Transport
     private let retryTimer: RetryTimer
+    /// Read once, as the transport reads the session configuration once.
+    private let sessionSetsUserAgent: Bool
     private let mainQueueWatch: MainQueueWatch
 
     init(config: NetworkConfig, transport: any Transport, retryTimer: RetryTimer, mainQueueWatch: MainQueueWatch) {
@@ -26,9 +28,10 @@ final class RequestPipeline: Sendable {
         self.mainQueueWatch = mainQueueWatch
         scheduler = RequestScheduler(maxConcurrent: 6)
         cache = ResponseCache(config: config)
+        sessionSetsUserAgent = UserAgent.isSet(in: config.sessionConfiguration)
     }
 
-    /// The task for one execution of `request`; `cancel()` on it comes back to ``cancelled(_:)``.
+    /// The task for one execution of `request`; `cancel()` on it finishes it with `.cancelled`.
     func makeTask(_ request: any BaseRequest, completion: RequestTask.Completion) -> RequestTask {
         RequestTask(request: request, completion: completion, callbackQueue: config.callbackQueue) { [self] task in
             finish(task, response: task.response, error: .cancelled)
@@ -52,7 +55,8 @@ final class RequestPipeline: Sendable {
         }
         let built: TransportRequestBuilder.Output
         do {
-            built = try TransportRequestBuilder.build(task.request, config: config)
+            built = try TransportRequestBuilder.build(
+                task.request, config: config, sessionSetsUserAgent: sessionSetsUserAgent)
             try attachDownload(to: task, target: plan.downloadTarget, url: built.request.url)
         } catch {
             return finish(task, response: nil, error: error)

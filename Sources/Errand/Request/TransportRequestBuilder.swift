@@ -15,7 +15,11 @@ enum TransportRequestBuilder {
 
     /// The request as sent. It carries Errand's default `User-Agent` unless its headers or the
     /// session configuration name one; a custom `URLRequest` is sent as it is.
-    static func build(_ request: any BaseRequest, config: NetworkConfig) throws(ErrandError) -> Output {
+    /// `sessionSetsUserAgent` is whether the session configuration names a `User-Agent`; an agent
+    /// works it out once, as its transport reads the configuration once. `nil` looks it up.
+    static func build(_ request: any BaseRequest, config: NetworkConfig, sessionSetsUserAgent: Bool? = nil)
+        throws(ErrandError) -> Output
+    {
         if let custom = request.buildCustomURLRequest() {
             return Output(request: try transportRequest(from: custom))
         }
@@ -60,7 +64,7 @@ enum TransportRequestBuilder {
             }
             output.request.headers[name] = value
         }
-        UserAgent.addDefault(to: &output.request.headers, config: config)
+        UserAgent.addDefault(to: &output.request.headers, config: config, sessionSetsUserAgent: sessionSetsUserAgent)
         return output
     }
 

@@ -31,13 +31,18 @@ enum UserAgent {
     private static let withoutAppVersion = "\(appToken) Errand/\(errandVersion)"
     private static let separators = Set("()<>@,;:\\\"/[]?={} \t")
 
-    /// Adds the default to `headers` unless they, or the session configuration's additional
-    /// headers, name a `User-Agent` already.
-    static func addDefault(to headers: inout [String: String], config: NetworkConfig) {
-        guard headers.headerField("User-Agent") == nil else { return }
-        let sessionHeaders = config.sessionConfiguration.httpAdditionalHeaders ?? [:]
-        guard !sessionHeaders.keys.contains(where: { ($0 as? String)?.lowercased() == "user-agent" }) else { return }
+    /// Adds the default to `headers` unless they name a `User-Agent` already, or the session
+    /// configuration does (`sessionSetsUserAgent`, by default looked up in `config`).
+    static func addDefault(to headers: inout [String: String], config: NetworkConfig, sessionSetsUserAgent: Bool?) {
+        guard headers.headerField("User-Agent") == nil,
+            !(sessionSetsUserAgent ?? isSet(in: config.sessionConfiguration))
+        else { return }
         headers["User-Agent"] = value(appVersion: config.appVersion)
+    }
+
+    /// Whether `configuration`'s additional headers name a `User-Agent`.
+    static func isSet(in configuration: URLSessionConfiguration) -> Bool {
+        (configuration.httpAdditionalHeaders ?? [:]).keys.contains { ($0 as? String)?.lowercased() == "user-agent" }
     }
 
     /// `text` as an HTTP token: spaces and separators, which would split the product, become `-`.

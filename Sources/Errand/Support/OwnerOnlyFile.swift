@@ -13,25 +13,30 @@ enum OwnerOnlyFile {
     /// Ends the name of a file being written; one left long ago by a crash may be swept.
     static let temporarySuffix = ".partial"
 
+    // Every error names the file and the system's reason, after `subject` ("download to …:")
+    // when one is given, so that the caller's context needs no rewrapping.
+
     /// Writes `data` to a temporary file beside `url`, then renames it over `url`.
-    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the file and the system's reason.
-    static func write(_ data: Data, to url: URL, creatingDirectory: Bool = false) throws(ErrandError) {
+    /// - Throws: ``ErrandError/fileSystem(_:)``.
+    static func write(_ data: Data, to url: URL, creatingDirectory: Bool = false, subject: String? = nil)
+        throws(ErrandError)
+    {
         if creatingDirectory {
-            try createDirectory(url.deletingLastPathComponent())
+            try createDirectory(url.deletingLastPathComponent(), subject: subject)
         }
         let temporaryPath = url.path + "." + UUID().uuidString + temporarySuffix
         let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw failure("cannot create", temporaryPath) }
+        guard descriptor >= 0 else { throw failure(subject, "cannot create", temporaryPath) }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
             try handle.write(contentsOf: data)
             try handle.close()
         } catch {
             unlink(temporaryPath)
-            throw .fileSystem("cannot write \(temporaryPath): \(error.localizedDescription)")
+            throw failure(subject, "cannot write", temporaryPath, reason: error.localizedDescription)
         }
         guard rename(temporaryPath, url.path) == 0 else {
-            let error = failure("cannot move into place", url.path)
+            let error = failure(subject, "cannot move into place", url.path)
             unlink(temporaryPath)
             throw error
         }
@@ -39,13 +44,15 @@ enum OwnerOnlyFile {
 
     /// Opens `url` for writing, owner-only (0600): appending to an existing file, or created or
     /// truncated. A file that already existed gets mode 0600 too, which `O_TRUNC` alone would not give it.
-    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the file and the system's reason.
-    static func openForWriting(_ url: URL, appending: Bool = false) throws(ErrandError) -> FileHandle {
+    /// - Throws: ``ErrandError/fileSystem(_:)``.
+    static func openForWriting(_ url: URL, appending: Bool = false, subject: String? = nil) throws(ErrandError)
+        -> FileHandle
+    {
         let flags = O_WRONLY | O_CLOEXEC | (appending ? O_APPEND : O_CREAT | O_TRUNC)
         let descriptor = open(url.path, flags, 0o600)
-        guard descriptor >= 0 else { throw failure(appending ? "cannot open" : "cannot create", url.path) }
+        guard descriptor >= 0 else { throw failure(subject, appending ? "cannot open" : "cannot create", url.path) }
         guard fchmod(descriptor, 0o600) == 0 else {
-            let error = failure("cannot restrict access to", url.path)
+            let error = failure(subject, "cannot restrict access to", url.path)
             close(descriptor)
             throw error
         }
@@ -53,18 +60,19 @@ enum OwnerOnlyFile {
     }
 
     /// Creates `directory` and any missing parents, readable by the owner only.
-    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the folder and why.
-    static func createDirectory(_ directory: URL) throws(ErrandError) {
+    /// - Throws: ``ErrandError/fileSystem(_:)``.
+    static func createDirectory(_ directory: URL, subject: String? = nil) throws(ErrandError) {
         do {
             try FileManager.default.createDirectory(
                 at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw .fileSystem("cannot create directory \(directory.path): \(error.localizedDescription)")
+            throw failure(subject, "cannot create directory", directory.path, reason: error.localizedDescription)
         }
     }
 
-    /// `what` failed on `path`, with `errno`'s explanation.
-    static func failure(_ what: String, _ path: String) -> ErrandError {
-        .fileSystem("\(what) \(path): \(String(cString: strerror(errno)))")
+    /// `what` failed on `path`, for `reason` (by default `errno`'s explanation).
+    static func failure(_ subject: String?, _ what: String, _ path: String, reason: String? = nil) -> ErrandError {
+        let reason = reason ?? String(cString: strerror(errno))
+        return .fileSystem((subject.map { "\($0): " } ?? "") + "\(what) \(path): \(reason)")
     }
 }

@@ -160,15 +160,8 @@ public struct MultipartFormData: Sendable {
     @discardableResult
     public func write(to fileURL: URL) throws(ErrandError) -> Int64 {
         let path = fileURL.path
-        let output: FileHandle
-        do {
-            // The body may hold private data.
-            output = try OwnerOnlyFile.openForWriting(fileURL)
-        } catch .fileSystem(let reason) {
-            throw .fileSystem("multipart body: \(reason)")
-        } catch {
-            throw error
-        }
+        // The body may hold private data.
+        let output = try OwnerOnlyFile.openForWriting(fileURL, subject: "multipart body")
         do {
             let written = try stream(to: output)
             try output.close()

@@ -218,14 +218,7 @@ final class PartialDownload: Sendable {
         // The old record must go before the partial is truncated: a crash in between must not
         // leave new validators beside old bytes, or old validators beside new ones.
         try remove(recordURL)
-        let output: FileHandle
-        do {
-            output = try OwnerOnlyFile.openForWriting(partialURL)
-        } catch .fileSystem(let reason) {
-            throw failure(reason)
-        } catch {
-            throw error
-        }
+        let output = try OwnerOnlyFile.openForWriting(partialURL, subject: subject)
         do throws(ErrandError) {
             try writeRecord(record)
         } catch {
@@ -342,8 +335,11 @@ final class PartialDownload: Sendable {
         state.unwritten.removeAll()
     }
 
+    /// What errors about this download start with.
+    private var subject: String { "download to \(targetURL.path)" }
+
     private func failure(_ reason: String) -> ErrandError {
-        .fileSystem("download to \(targetURL.path): \(reason)")
+        .fileSystem("\(subject): \(reason)")
     }
 
     private func partialSize() -> Int64? {
@@ -362,25 +358,13 @@ final class PartialDownload: Sendable {
         encoder.outputFormatting = [.sortedKeys]
         // A struct of strings and numbers always encodes.
         let data = (try? encoder.encode(record)) ?? Data()
-        do {
-            try OwnerOnlyFile.write(data, to: recordURL)
-        } catch .fileSystem(let reason) {
-            throw failure(reason)
-        } catch {
-            throw error
-        }
+        try OwnerOnlyFile.write(data, to: recordURL, subject: subject)
     }
 
     private func createParentDirectory() throws(ErrandError) {
         let directory = targetURL.deletingLastPathComponent()
         guard !FileManager.default.fileExists(atPath: directory.path) else { return }
-        do {
-            try OwnerOnlyFile.createDirectory(directory)
-        } catch .fileSystem(let reason) {
-            throw failure(reason)
-        } catch {
-            throw error
-        }
+        try OwnerOnlyFile.createDirectory(directory, subject: subject)
     }
 
     /// Removes a file; one that is already gone is fine.
