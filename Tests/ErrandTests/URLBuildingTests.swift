@@ -53,6 +53,29 @@ struct URLBuildingTests {
                 == "https://api.example.com/https-status")
     }
 
+    /// URLs are joined as text when both parts are plain; whatever the shape, the result must be
+    /// what RFC 3986 resolution (Foundation's) gives for the same base and path.
+    @Test(arguments: [
+        "users", "/users", "users/42", "users?id=1", "users#top", "/users?id=1#top", "/", "./users",
+        "../users", "a/./b", "a/../b", "a/..", ".hidden", "..more", "a/b:c", "?q=1", "#frag", "%7Euser",
+        "users/", "v2/users/me",
+    ])
+    func textJoinAgreesWithRFC3986Resolution(path: String) throws {
+        for base in [
+            "https://api.example.com", "https://api.example.com/", "https://api.example.com/v1",
+            "https://api.example.com/v1/", "http://127.0.0.1:8080/api/v2", "https://user@host.example/x/y/",
+        ] {
+            let slashed = base.hasSuffix("/") ? base : base + "/"
+            let expected = URL(string: path, relativeTo: URL(string: slashed))?.absoluteURL.absoluteString
+            #expect(try build(Request(url: path), base: base) == expected, "base \(base)")
+        }
+    }
+
+    /// Foundation reads `""` as no URL at all; an empty `url` means the base itself.
+    @Test func emptyPathIsTheBase() throws {
+        #expect(try build(Request(url: ""), base: "https://api.example.com/v1") == "https://api.example.com/v1/")
+    }
+
     @Test func queryInURLSurvives() throws {
         #expect(
             try build(Request(url: "search?q=swift"), base: "https://api.example.com/v1")

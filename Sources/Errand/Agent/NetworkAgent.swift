@@ -113,7 +113,8 @@ public final class NetworkAgent: Sendable {
     public func response(_ request: any BaseRequest, ignoreCache: Bool = false) async throws(ErrandError) -> Response {
         let box = Locked<RequestTask?>(nil)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // Unchecked: a task resumes its continuation exactly once, whatever happens to it.
+            await withUnsafeContinuation { continuation in
                 let task = pipeline.makeTask(request, completion: .continuation { continuation.resume(returning: $0) })
                 box.withLock { $0 = task }
                 pipeline.start(task, readsCache: !ignoreCache)

@@ -209,7 +209,9 @@ enum ArgumentValue {
                 UInt8(ascii: "~"):
                 output.append(byte)
             default:
-                output += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigits[Int(byte >> 4)])
+                output.append(hexDigits[Int(byte & 0x0F)])
             }
         }
     }

@@ -23,14 +23,18 @@ enum TransportRequestBuilder {
         if let custom = request.buildCustomURLRequest() {
             return Output(request: try transportRequest(from: custom))
         }
+        let sendsBody = !request.method.encodesArgumentsInQuery
+        let uploadBody = sendsBody ? request.uploadBody : nil
+        let queryArguments = !sendsBody || uploadBody != nil ? request.arguments : nil
+        let query = try queryArguments.map { arguments throws(ErrandError) in
+            try ArgumentValue.object(arguments).formEncoded
+        }
         var output = Output(
             request: TransportRequest(
-                url: try RequestURLBuilder.url(for: request, config: config), method: request.method.rawValue,
-                timeoutInterval: request.timeoutInterval,
+                url: try RequestURLBuilder.url(for: request, config: config, query: query ?? ""),
+                method: request.method.rawValue, timeoutInterval: request.timeoutInterval,
                 timeoutIntervalForResource: request.timeoutIntervalForResource))
-        let sendsBody = !request.method.encodesArgumentsInQuery
-        if sendsBody, let uploadBody = request.uploadBody {
-            try addQuery(request.arguments, to: &output.request)
+        if let uploadBody {
             try addBody(uploadBody, to: &output.request)
         } else if sendsBody, let constructingBody = request.constructingBody {
             let form = try MultipartFormData.build(arguments: request.arguments, constructingBody: constructingBody)
@@ -50,8 +54,6 @@ enum TransportRequestBuilder {
                 output.request.headers["Content-Type"] = "application/json"
                 output.request.body = Data(encoded.json.utf8)
             }
-        } else {
-            try addQuery(request.arguments, to: &output.request)
         }
         if let credentials = request.authorization {
             output.request.headers["Authorization"] =
@@ -59,20 +61,13 @@ enum TransportRequestBuilder {
         }
         // Headers the request names override the ones derived above, as in YTKNetwork.
         for (name, value) in request.headers {
-            output.request.headers = output.request.headers.filter {
-                $0.key.caseInsensitiveCompare(name) != .orderedSame
+            for derived in output.request.headers.keys where derived.equalsIgnoringASCIICase(name) {
+                output.request.headers[derived] = nil
             }
             output.request.headers[name] = value
         }
         UserAgent.addDefault(to: &output.request.headers, config: config, sessionSetsUserAgent: sessionSetsUserAgent)
         return output
-    }
-
-    private static func addQuery(_ arguments: [String: any Sendable]?, to request: inout TransportRequest)
-        throws(ErrandError)
-    {
-        guard let arguments else { return }
-        request.url = try appendingQuery(ArgumentValue.object(arguments).formEncoded, to: request.url)
     }
 
     private static func addBody(_ body: UploadBody, to request: inout TransportRequest) throws(ErrandError) {
@@ -94,17 +89,5 @@ enum TransportRequestBuilder {
         return TransportRequest(
             url: url, method: urlRequest.httpMethod ?? "GET", headers: urlRequest.allHTTPHeaderFields ?? [:],
             body: urlRequest.httpBody, timeoutInterval: urlRequest.timeoutInterval)
-    }
-
-    private static func appendingQuery(_ query: String, to url: URL) throws(ErrandError) -> URL {
-        guard !query.isEmpty else { return url }
-        var string = url.absoluteString
-        let fragment = string.firstIndex(of: "#").map { String(string[$0...]) } ?? ""
-        string.removeLast(fragment.count)
-        let separator = string.firstIndex(of: "?") == nil ? "?" : (string.last == "?" || string.last == "&" ? "" : "&")
-        guard let extended = URL(string: string + separator + query + fragment) else {
-            throw .invalidURL(string + separator + query)
-        }
-        return extended
     }
 }

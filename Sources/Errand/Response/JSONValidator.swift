@@ -57,14 +57,18 @@ public indirect enum JSONValidator: Sendable, Equatable {
         case (.string, .string), (.number, .number), (.bool, .bool), (.null, .null):
             return nil
         case (.object(let fields), .object(let object)):
-            for key in fields.keys.sorted() {
-                let child = object[key].map(JSONKind.init) ?? .missing
-                if var failure = fields[key]?.mismatch(with: child) {
-                    failure.reversedPath.append(Self.pathComponent(key))
-                    return failure
+            // The failure reported is the one under the first key in sorted order, so the message
+            // never depends on hashing order; finding it needs no sort.
+            var first: (key: String, failure: Mismatch)?
+            for (key, validator) in fields {
+                if let current = first, current.key < key { continue }
+                if let failure = validator.mismatch(with: object[key].map(JSONKind.init) ?? .missing) {
+                    first = (key, failure)
                 }
             }
-            return nil
+            guard var failure = first?.failure, let key = first?.key else { return nil }
+            failure.reversedPath.append(Self.pathComponent(key))
+            return failure
         case (.array(let element), .array(let array)):
             for (index, item) in array.enumerated() {
                 if var failure = element.mismatch(with: JSONKind(item)) {
@@ -125,15 +129,21 @@ extension JSONValidator {
         case object([String: Any])
         case array([Any])
 
-        /// Collections and strings are matched first: a cast to `NSNumber` would bridge a whole
-        /// dictionary to Foundation just to fail.
+        /// Foundation's parser hands out `NSNumber`s, found by their type first; then strings and
+        /// collections: a cast to a Foundation class (`NSNull`, `NSNumber`) would bridge a whole
+        /// string or dictionary just to fail.
         init(_ value: Any?) {
+            if let value, type(of: value) is NSNumber.Type, let number = value as? NSNumber {
+                self = number.isBoolean ? .bool : .number
+                return
+            }
             switch value {
-            case nil, is NSNull: self = .null
+            case nil: self = .null
             case is String: self = .string
             case let object as [String: Any]: self = .object(object)
             case let array as [Any]: self = .array(array)
             case let bool? where type(of: bool) == Bool.self: self = .bool
+            case is NSNull: self = .null
             case let number as NSNumber:
                 self = number.isBoolean ? .bool : .number
             default: self = .other

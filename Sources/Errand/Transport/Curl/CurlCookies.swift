@@ -15,7 +15,7 @@ struct CurlCookies: Sendable {
 
     /// The `Cookie` value stored for `request`'s URL; `nil` when none, or the request sets its own.
     func header(for request: TransportRequest) -> String? {
-        guard let storage, request.headers.field("Cookie") == nil,
+        guard let storage, request.headers.headerField("Cookie") == nil,
             let cookies = storage.cookies(for: request.url), !cookies.isEmpty
         else { return nil }
         return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]

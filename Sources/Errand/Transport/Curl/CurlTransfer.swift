@@ -147,7 +147,7 @@ final class CurlTransfer {
             _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CAINFO, file)
         }
         // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
-        if request.headers.field("Range") == nil && request.headers.field("Accept-Encoding") != "identity" {
+        if request.headers.headerField("Range") == nil && request.headers.headerField("Accept-Encoding") != "identity" {
             _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_ACCEPT_ENCODING, "")
         }
         configureCallbacks()
@@ -210,7 +210,7 @@ final class CurlTransfer {
         if upload != nil {
             // Waiting for "100 Continue" costs a round trip, and some servers never send it.
             lines.append("Expect:")
-            if request.body?.isEmpty == false && request.headers.field("Content-Type") == nil {
+            if request.body?.isEmpty == false && request.headers.headerField("Content-Type") == nil {
                 // What URLSession sends for a body without a type.
                 lines.append("Content-Type: application/x-www-form-urlencoded")
             }

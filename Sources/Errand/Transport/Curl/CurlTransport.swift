@@ -98,7 +98,7 @@ public final class CurlTransport: Transport {
             return task
         }
         var request = request
-        for (name, value) in additionalHeaders where request.headers.field(name) == nil {
+        for (name, value) in additionalHeaders where request.headers.headerField(name) == nil {
             request.headers[name] = value
         }
         let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + CurlHop.timeout($0) }

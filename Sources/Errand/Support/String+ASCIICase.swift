@@ -12,10 +12,3 @@ extension UInt8 {
         (0x41...0x5A).contains(self) ? self | 0x20 : self
     }
 }
-
-extension [String: String] {
-    /// The value of the field `name`, matched ignoring ASCII case.
-    func field(_ name: String) -> String? {
-        self[name] ?? first { $0.key.equalsIgnoringASCIICase(name) }?.value
-    }
-}
