@@ -21,8 +21,18 @@ public final class URLSessionTransport: Transport {
     /// of the Swift concurrency pool — must not wait with it.
     private let control = DispatchQueue(label: "Errand.URLSessionTransport.control")
 
+    /// Hosts whose requests the transport refuses, because it cannot check their pinned keys.
+    /// Default ``ServerTrust/system``: none.
+    public let serverTrust: ServerTrust
+
     /// Creates a transport whose session uses `configuration`.
-    public init(configuration: URLSessionConfiguration = .default) {
+    /// - Parameters:
+    ///   - configuration: The session's configuration; its `urlCache` is not used. Default `.default`.
+    ///   - serverTrust: Hosts with pinned public keys. URLSession offers no way to check them on
+    ///     Linux, so requests to those hosts fail with `URLError(.secureConnectionFailed)` rather
+    ///     than go out unchecked; use ``CurlTransport`` to pin. Default ``ServerTrust/system``.
+    public init(configuration: URLSessionConfiguration = .default, serverTrust: ServerTrust = .system) {
+        self.serverTrust = serverTrust
         #if canImport(FoundationNetworking)
             // 256 chunks of up to 16 KiB: about 4 MiB. Bursts of other events — a thousand
             // cancellations at once — stay under it, so they are never held up.
@@ -68,6 +78,9 @@ public final class URLSessionTransport: Transport {
     ) {
         control.async { [self] in
             guard !handle.isCancelled else { return events(.completed(.cancelled)) }
+            if let refusal = serverTrust.refusal(of: hop.request.url, canCheckPins: false) {
+                return events(.completed(refusal))
+            }
             let request = hop.request
             let urlRequest = Self.urlRequest(for: request)
             // An upload task streams the file from disk; a body in `httpBody` would be read whole.

@@ -16,6 +16,9 @@ final class TLSTestServer: Sendable {
     let baseURL: String
     /// The certificate, in PEM: trust it to connect.
     let certificateFile: String
+    /// The pin of the certificate's public key: base64 SHA-256 of its SubjectPublicKeyInfo, as
+    /// `openssl` works it out.
+    let publicKeyPin: String
     private let directory: URL
     private let process: Process
     /// Closing it ends the server: a signal may be ignored by a process started from the test runner.
@@ -32,6 +35,9 @@ final class TLSTestServer: Sendable {
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificateFile,
             ])
+        publicKeyPin = try Self.output(
+            of: "openssl x509 -in '\(certificateFile)' -pubkey -noout | openssl pkey -pubin -outform der"
+                + " | openssl dgst -sha256 -binary | base64")
         let script = directory.appendingPathComponent("server.py")
         try Data(Self.script.utf8).write(to: script)
         process = Process()
@@ -67,6 +73,23 @@ final class TLSTestServer: Sendable {
         guard process.terminationStatus == 0 else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(executable) failed"])
         }
+    }
+
+    /// What the shell command `command` prints, trimmed.
+    private static func output(of command: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(command) failed"])
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private static let script = #"""

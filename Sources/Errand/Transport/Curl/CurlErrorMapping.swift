@@ -36,7 +36,7 @@ enum CurlErrorMapping {
             ERRAND_CURLE_HTTP2_STREAM, ERRAND_CURLE_SEND_FAIL_REWIND:
             .networkConnectionLost
         case ERRAND_CURLE_BAD_CONTENT_ENCODING: .cannotDecodeContentData
-        case ERRAND_CURLE_PEER_FAILED_VERIFICATION: .serverCertificateUntrusted
+        case ERRAND_CURLE_PEER_FAILED_VERIFICATION, ERRAND_CURLE_SSL_PINNEDPUBKEYNOTMATCH: .serverCertificateUntrusted
         case ERRAND_CURLE_SSL_CONNECT_ERROR, ERRAND_CURLE_SSL_CERTPROBLEM, ERRAND_CURLE_SSL_CIPHER,
             ERRAND_CURLE_SSL_CACERT_BADFILE:
             .secureConnectionFailed

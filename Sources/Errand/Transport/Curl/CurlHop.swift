@@ -17,6 +17,8 @@ struct CurlHop: Sendable {
     let deadline: DispatchTime?
     /// A PEM file of certificates to trust instead of the system's; `nil` for the system's.
     var certificateAuthorityFile: String? = nil
+    /// The public keys pinned per host, checked on every hop.
+    var serverTrust = ServerTrust.system
 }
 
 extension CurlHop {

@@ -106,6 +106,10 @@ final class CurlLoop {
                 redirectCount: hop.redirectCount)
             switch next {
             case .success(let request):
+                if let refusal = hop.serverTrust.refusal(of: request.url, canCheckPins: true) {
+                    hop.mailbox.close(with: refusal)
+                    return
+                }
                 var nextHop = hop
                 nextHop.request = request
                 nextHop.cookieHeader = cookies.header(for: request)

@@ -146,6 +146,10 @@ final class CurlTransfer {
         if let file = hop.certificateAuthorityFile {
             _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CAINFO, file)
         }
+        if let pins = hop.serverTrust.pins(for: request.url) {
+            let pinned = pins.map { "sha256//" + $0 }.joined(separator: ";")
+            _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned)
+        }
         // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
         if request.headers.headerField("Range") == nil && request.headers.headerField("Accept-Encoding") != "identity" {
             _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_ACCEPT_ENCODING, "")

@@ -24,7 +24,8 @@ import Foundation
 /// request fails with `URLError(.unsupportedURL)`, and ``NetworkAgent`` uses
 /// ``URLSessionTransport`` instead.
 ///
-/// TLS is verified against the system's trust store; proxies come from the environment
+/// TLS is verified against the system's trust store, and against public keys pinned per host
+/// when ``serverTrust`` names any; proxies come from the environment
 /// (`https_proxy`, `http_proxy`, `no_proxy`), as with the `curl` command. Loading libcurl sets
 /// `SIGPIPE` to be ignored for the process: a write to a closed connection must fail, not end it.
 public final class CurlTransport: Transport {
@@ -41,6 +42,8 @@ public final class CurlTransport: Transport {
     private let peakBuffered = Locked(0)
     /// Certificates trusted instead of the system's: only tests set it, to reach a local TLS server.
     private let certificateAuthorityFile: String?
+    /// The public keys pinned per host. Default ``ServerTrust/system``: none.
+    public let serverTrust: ServerTrust
 
     /// Creates a transport.
     /// - Parameters:
@@ -49,14 +52,25 @@ public final class CurlTransport: Transport {
     ///     (`httpAdditionalHeaders`) and the connections kept per host
     ///     (`httpMaximumConnectionsPerHost`). Default `.default`.
     ///   - bufferLimit: See ``bufferLimit``. Default 1 MiB.
-    public convenience init(configuration: URLSessionConfiguration = .default, bufferLimit: Int = 1 << 20) {
-        self.init(configuration: configuration, bufferLimit: bufferLimit, certificateAuthorityFile: nil)
+    ///   - serverTrust: Public keys pinned per host, on top of the system's validation. Default
+    ///     ``ServerTrust/system``: none.
+    public convenience init(
+        configuration: URLSessionConfiguration = .default, bufferLimit: Int = 1 << 20,
+        serverTrust: ServerTrust = .system
+    ) {
+        self.init(
+            configuration: configuration, bufferLimit: bufferLimit, serverTrust: serverTrust,
+            certificateAuthorityFile: nil)
     }
 
     /// A transport that trusts the certificates in the PEM file `certificateAuthorityFile`
     /// instead of the system's, for tests against a local TLS server.
-    init(configuration: URLSessionConfiguration, bufferLimit: Int, certificateAuthorityFile: String?) {
+    init(
+        configuration: URLSessionConfiguration, bufferLimit: Int, serverTrust: ServerTrust = .system,
+        certificateAuthorityFile: String?
+    ) {
         self.certificateAuthorityFile = certificateAuthorityFile
+        self.serverTrust = serverTrust
         self.bufferLimit = max(bufferLimit, 1)
         cookies = CurlCookies(configuration: configuration)
         var headers: [String: String] = [:]
@@ -97,6 +111,10 @@ public final class CurlTransport: Transport {
                 with: .transport(URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: request.url])))
             return task
         }
+        if let refusal = serverTrust.refusal(of: request.url, canCheckPins: true) {
+            mailbox.close(with: refusal)
+            return task
+        }
         var request = request
         for (name, value) in additionalHeaders where request.headers.headerField(name) == nil {
             request.headers[name] = value
@@ -106,7 +124,8 @@ public final class CurlTransport: Transport {
             .start(
                 CurlHop(
                     id: id, request: request, cookieHeader: cookies.header(for: request), mailbox: mailbox,
-                    deadline: deadline, certificateAuthorityFile: certificateAuthorityFile)))
+                    deadline: deadline, certificateAuthorityFile: certificateAuthorityFile,
+                    serverTrust: serverTrust)))
         return task
     }
 
