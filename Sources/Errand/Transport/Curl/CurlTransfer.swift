@@ -93,9 +93,15 @@ final class CurlTransfer {
     // MARK: Callbacks, on the curl thread
 
     private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
-        lastActivity = .now()
         // Trailers after the head, and everything of a redirect, are not the caller's.
-        guard !isHeadDelivered, redirect == nil, head.take(line) == .complete else { return line.count }
+        guard !isHeadDelivered, redirect == nil else {
+            lastActivity = .now()
+            return line.count
+        }
+        // Until its head is complete a response has shown no progress: a server trickling header
+        // lines forever must still meet the idle timeout, as under URLSession on Linux.
+        guard head.take(line) == .complete else { return line.count }
+        lastActivity = .now()
         let setCookies = head.values(of: "Set-Cookie")
         if RedirectPolicy.isRedirect(head.statusCode), let location = head.values(of: "Location").first {
             redirect = Redirect(statusCode: head.statusCode, location: location, setCookies: setCookies)
