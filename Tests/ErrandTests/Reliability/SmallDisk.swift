@@ -20,7 +20,7 @@ final class SmallDisk: Sendable {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let options = (readOnly ? "ro," : "") + "size=\(kibibytes)k,mode=0700"
         do {
-            try Self.run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", root.path])
+            try Command.run("/bin/mount", ["-t", "tmpfs", "-o", options, "tmpfs", root.path])
         } catch {
             try? FileManager.default.removeItem(at: root)
             throw error
@@ -73,21 +73,7 @@ final class SmallDisk: Sendable {
     }
 
     private func unmount() {
-        try? Self.run("/bin/umount", ["-l", root.path])
+        _ = try? Command.run("/bin/umount", ["-l", root.path])
         try? FileManager.default.removeItem(at: root)
-    }
-
-    private static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(
-                .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) failed"])
-        }
     }
 }

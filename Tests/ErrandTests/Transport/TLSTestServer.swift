@@ -29,15 +29,19 @@ final class TLSTestServer: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificateFile = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        try Self.run(
+        try Command.run(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                 "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificateFile,
             ])
-        publicKeyPin = try Self.output(
-            of: "openssl x509 -in '\(certificateFile)' -pubkey -noout | openssl pkey -pubin -outform der"
-                + " | openssl dgst -sha256 -binary | base64")
+        publicKeyPin = try Command.run(
+            "/bin/sh",
+            [
+                "-c",
+                "openssl x509 -in '\(certificateFile)' -pubkey -noout | openssl pkey -pubin -outform der"
+                    + " | openssl dgst -sha256 -binary | base64",
+            ])
         let script = directory.appendingPathComponent("server.py")
         try Data(Self.script.utf8).write(to: script)
         process = Process()
@@ -60,36 +64,6 @@ final class TLSTestServer: Sendable {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
-    }
-
-    private static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(executable) failed"])
-        }
-    }
-
-    /// What the shell command `command` prints, trimmed.
-    private static func output(of command: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(command) failed"])
-        }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private static let script = #"""
