@@ -127,6 +127,25 @@ struct CoalescingTests {
         #expect(transport.sends.withLock { $0 } == 1)
     }
 
+    @Test func aRequestAfterTheAnswerBeganMakesItsOwnCallAndGetsTheWholeBody() async throws {
+        defer { fixture.server.stop() }
+        let manual = ManualTransport()
+        let agent = NetworkAgent.testing(manual)
+        async let first = agent.finishedTask(HeldRequest())
+        try await eventually { manual.sent.count == 1 }
+        let call = try #require(manual.sent.first)
+        call.events(.responseHead(statusCode: 200, headers: [:]))
+        call.events(.body(Data("{\"first\": ".utf8)))
+        async let second = agent.finishedTask(HeldRequest())
+        try await eventually { manual.sent.count == 2 }
+        #expect(manual.sent.count == 2)
+        call.events(.body(Data("1}".utf8)))
+        call.events(.completed(nil))
+        manual.sent.last?.respond(body: "{\"second\": 2}")
+        #expect(await first.responseString == "{\"first\": 1}")
+        #expect(await second.responseString == "{\"second\": 2}")
+    }
+
     /// Starts `requests`, waits until each reached the server on its own, then releases them.
     private func expectSeparateCalls(_ requests: [HeldRequest]) async throws {
         defer { fixture.server.stop() }
