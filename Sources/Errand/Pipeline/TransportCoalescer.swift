@@ -38,6 +38,8 @@ final class TransportCoalescer: Sendable {
         var callers: [(id: Int, events: Events)]
         var nextID = 1
         var transportTask: (any TransportTask)?
+        /// The transport reported `.completed`: there is nothing left to cancel.
+        var isDone = false
 
         init(key: Key, first: @escaping Events) {
             self.key = key
@@ -85,7 +87,7 @@ final class TransportCoalescer: Sendable {
         let transportTask = transport.send(request) { [self] event in fanOut(event, of: flight) }
         let abandoned = joinable.withLock { _ -> Bool in
             flight.transportTask = transportTask
-            return flight.callers.isEmpty
+            return flight.callers.isEmpty && !flight.isDone
         }
         if abandoned { transportTask.cancel() }  // Every caller cancelled before the call was under way.
         return (Call(coalescer: self, flight: flight, id: 0), false)
@@ -100,6 +102,7 @@ final class TransportCoalescer: Sendable {
         let callers = joinable.withLock { joinable -> [(id: Int, events: Events)] in
             if joinable[flight.key] === flight { joinable[flight.key] = nil }
             guard case .completed = event else { return flight.callers }
+            flight.isDone = true
             defer { flight.callers = [] }
             return flight.callers
         }
