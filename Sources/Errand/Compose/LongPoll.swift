@@ -17,6 +17,7 @@ import Foundation
 /// ``LongPollSource/read(_:for:)`` or ``LongPollSource/fetchParameters(using:)`` throws, or a
 /// poll's status other than 5xx and 429. Each iterator runs its own loop from fresh parameters.
 public struct LongPoll<Source: LongPollSource>: AsyncSequence, Sendable {
+    /// The events the source reads from replies, in the order the server sent them.
     public typealias Element = Source.Event
 
     /// The API polled.

@@ -36,9 +36,9 @@ public protocol LongPollSource: Sendable {
     associatedtype Event: Sendable
 
     /// Asks the API where and with what to poll (VK's `messages.getLongPollServer`). Called before
-    /// the first poll and whenever ``read(_:for:)`` says the parameters expired. Throw
-    /// ``ErrandError/transport(_:)`` or ``ErrandError/timedOut`` for a failure worth retrying after
-    /// a back-off; any other error ends the sequence with it. No default.
+    /// the first poll and whenever ``read(_:for:)`` says the parameters expired. A network failure
+    /// (``ErrandError/transport(_:)``, ``ErrandError/timedOut``, a 5xx or 429 status) is tried
+    /// again after a back-off; any other error ends the sequence with it. No default.
     func fetchParameters(using agent: NetworkAgent) async throws(ErrandError) -> LongPollParameters
 
     /// The query of one poll sent to ``LongPollParameters/server``, holding the key and cursor and

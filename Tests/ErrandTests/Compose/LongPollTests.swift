@@ -62,6 +62,32 @@ private final class RecordedWaits: Sendable {
     }
 }
 
+/// From "Long polling": Telegram's `getUpdates`.
+private struct TelegramUpdates: LongPollSource {
+    let token: String
+
+    struct Update: Decodable, Sendable { let update_id: Int }  // and the fields you use
+    private struct Reply: Decodable {
+        let ok: Bool
+        let result: [Update]
+    }
+
+    // Telegram has no key to fetch: the bot's URL is the server, the offset the cursor.
+    func fetchParameters(using agent: NetworkAgent) async throws(ErrandError) -> LongPollParameters {
+        LongPollParameters(server: "https://api.telegram.org/bot\(token)/getUpdates", cursor: "0")
+    }
+
+    func pollArguments(for parameters: LongPollParameters, wait: Int) -> [String: any Sendable] {
+        ["offset": parameters.cursor, "timeout": wait]
+    }
+
+    func read(_ reply: Response, for parameters: LongPollParameters) throws(ErrandError) -> LongPollReply<Update> {
+        let updates = try reply.decode(Reply.self).result
+        let next = updates.last.map { String($0.update_id + 1) } ?? parameters.cursor
+        return .events(updates, nextCursor: next)
+    }
+}
+
 @Suite("Long poll")
 struct LongPollTests {
     let fixture: PipelineFixture
@@ -150,6 +176,27 @@ struct LongPollTests {
         #expect(waits.recorded == [0.01, 0.02, 0.04, 0.08, 0.08, 0.08])
         // One attempt per wait: none without a back-off before the next.
         #expect(transport.sends.withLock { $0 } == 6)
+    }
+
+    @Test func theArticlesTelegramSourceAdvancesTheOffset() async throws {
+        defer { fixture.server.stop() }
+        let queries = Locked<[String]>([])
+        let stub = StubTransport { request in
+            queries.withLock { $0.append(request.url.query ?? "") }
+            let offset = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?
+                .queryItems?.first { $0.name == "offset" }?.value
+            let ids = offset == "0" ? [5, 6] : [7]
+            let body =
+                #"{"ok": true, "result": ["# + ids.map { #"{"update_id": \#($0)}"# }.joined(separator: ",") + "]}"
+            return Response(statusCode: 200, headers: [:], data: Data(body.utf8))
+        }
+        var received: [Int] = []
+        for try await update in LongPoll(TelegramUpdates(token: "T"), agent: .testing(stub), wait: 50) {
+            received.append(update.update_id)
+            if received.count == 3 { break }
+        }
+        #expect(received == [5, 6, 7])
+        #expect(queries.withLock { $0 } == ["offset=0&timeout=50", "offset=7&timeout=50"])
     }
 
     @Test func anErrorOtherThanTheNetworksEndsTheSequenceWithIt() async throws {
