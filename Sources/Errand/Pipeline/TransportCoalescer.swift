@@ -38,6 +38,8 @@ final class TransportCoalescer: Sendable {
         var callers: [(id: Int, events: Events)]
         var nextID = 1
         var transportTask: (any TransportTask)?
+        /// The transport reported an event: nobody may join any more.
+        var hasReported = false
         /// The transport reported `.completed`: there is nothing left to cancel.
         var isDone = false
 
@@ -100,7 +102,10 @@ final class TransportCoalescer: Sendable {
 
     private func fanOut(_ event: TransportEvent, of flight: Flight) {
         let callers = joinable.withLock { joinable -> [(id: Int, events: Events)] in
-            if joinable[flight.key] === flight { joinable[flight.key] = nil }
+            if !flight.hasReported {
+                flight.hasReported = true
+                if joinable[flight.key] === flight { joinable[flight.key] = nil }
+            }
             guard case .completed = event else { return flight.callers }
             flight.isDone = true
             defer { flight.callers = [] }
