@@ -110,4 +110,7 @@ private struct SmallJSONGet: BaseRequest {
     var url: String { Self.path }
     // A hung request fails the benchmark in seconds instead of the default minute.
     var timeoutInterval: TimeInterval { 10 }
+    // Every call must reach the server to compare with URLSession and libcurl alone, which do not
+    // share identical requests in flight.
+    var coalescesDuplicates: Bool { false }
 }

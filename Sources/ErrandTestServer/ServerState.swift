@@ -16,6 +16,8 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     let port: UInt16
     /// Tokens, captchas and call counts of the request-pipeline endpoints.
     let pipeline = PipelineState()
+    /// Keys, cursor and events of the long-poll endpoints.
+    let longPoll = LongPollState()
 
     private let condition = NSCondition()
     private var stopped = false

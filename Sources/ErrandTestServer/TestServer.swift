@@ -92,7 +92,7 @@ public final class TestServer: Sendable {
         "http://\(host):\(port)"
     }
 
-    private let state: ServerState
+    let state: ServerState
 
     /// Binds `host`:`port` (0 picks a free port) and starts accepting connections at once. A second
     /// loopback address such as `127.0.0.2` gives tests a second origin on the same machine.
@@ -205,7 +205,7 @@ public final class TestServer: Sendable {
 
     private static let router = Router(
         routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
-            + FaultRoutes.all)
+            + FaultRoutes.all + LongPollRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

@@ -101,6 +101,8 @@ struct NetworkConfigConcurrencyTests {
     struct Request: BaseRequest {
         var url: String { "/item" }
         var arguments: [String: any Sendable]? { ["n": 1] }
+        // Each request must reach the transport, which counts the hosts they were sent to.
+        var coalescesDuplicates: Bool { false }
     }
 
     @Test func requestsRunWhileTheConfigChanges() async throws {

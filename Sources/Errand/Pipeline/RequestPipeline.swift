@@ -16,6 +16,8 @@ final class RequestPipeline: Sendable {
     let scheduler: RequestScheduler
     let cache: ResponseCache
     private let transport: any Transport
+    /// Sends the requests whose plan coalesces, sharing identical calls in flight.
+    let coalescer: TransportCoalescer
     private let retryTimer: RetryTimer
     /// Read once, as the transport reads the session configuration once.
     private let sessionSetsUserAgent: Bool
@@ -24,6 +26,7 @@ final class RequestPipeline: Sendable {
     init(config: NetworkConfig, transport: any Transport, retryTimer: RetryTimer, mainQueueWatch: MainQueueWatch) {
         self.config = config
         self.transport = transport
+        coalescer = TransportCoalescer(transport: transport)
         self.retryTimer = retryTimer
         self.mainQueueWatch = mainQueueWatch
         scheduler = RequestScheduler(maxConcurrent: 6)
@@ -164,7 +167,7 @@ final class RequestPipeline: Sendable {
         guard let attempt = task.beginAttempt(outgoing) else {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
-        let transportTask = transport.send(outgoing) { [self] event in
+        let events: @Sendable (TransportEvent) -> Void = { [self] event in
             defer {
                 if case .completed = event { task.transportCompleted() }
             }
@@ -192,6 +195,15 @@ final class RequestPipeline: Sendable {
                 download?.suspend()
                 finish(task, response: nil, error: error)
             }
+        }
+        let transportTask: any TransportTask
+        if plan.coalesces {
+            let call = coalescer.send(outgoing, events: events)
+            transportTask = call.task
+            // A caller that joined another's call uses no connection: its slot goes to the next.
+            if call.joined { scheduler.release(task) }
+        } else {
+            transportTask = transport.send(outgoing, events: events)
         }
         if !task.attach(transportTask, to: attempt) { transportTask.cancel() }
     }

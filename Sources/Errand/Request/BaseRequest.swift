@@ -148,6 +148,17 @@ public protocol BaseRequest: Sendable {
     /// Whether ``NetworkConfig/interceptors`` apply to this request. Default `true`; `false` for
     /// a token refresh request, which must not wait for the refresh it performs.
     var usesConfigInterceptors: Bool { get }
+
+    /// Whether identical requests in flight share one network call. Default `true` for a GET
+    /// without a ``resumableDownloadPath``, else `false`.
+    ///
+    /// Identical means the same method, URL, header fields (credentials included after
+    /// interceptors adapted them) and timeouts, and no body. Each caller keeps its own
+    /// ``RequestTask`` and callback, and validates, decodes and retries on its own; cancelling one
+    /// stops the shared call only when every caller has cancelled. A request joins only a call that
+    /// has not yet begun to answer; one that comes later makes its own. Return `false` where each
+    /// call must reach the server, such as a GET that counts or changes something.
+    var coalescesDuplicates: Bool { get }
 }
 
 /// YTKNetwork's defaults: a conformer overrides only what differs.
@@ -215,4 +226,6 @@ extension BaseRequest {
     public var interceptors: [any RequestInterceptor] { [] }
     /// Default: `true`.
     public var usesConfigInterceptors: Bool { true }
+    /// Default: `true` for a GET without a ``resumableDownloadPath``, else `false`.
+    public var coalescesDuplicates: Bool { method == .get && resumableDownloadPath == nil }
 }

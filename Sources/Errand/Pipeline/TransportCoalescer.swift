@@ -1,0 +1,132 @@
+import Foundation
+
+/// Shares one transport call among identical requests in flight (see
+/// ``BaseRequest/coalescesDuplicates``), fanning the transport's events out to every caller.
+///
+/// Requests are identical when everything sent is: method, URL (query included), header fields
+/// (credentials included) and timeouts, with no body. A caller joins only a call that has not yet
+/// reported anything, so every caller sees the whole exchange from its head; a request that comes
+/// later starts a call of its own. Each caller gets exactly one `.completed`: a caller that cancels
+/// gets `.completed(.cancelled)` at once, and the call itself stops only when its last caller
+/// cancels. An event already being fanned out may still reach a caller that cancelled meanwhile;
+/// the pipeline ignores events for an attempt that is over.
+final class TransportCoalescer: Sendable {
+    /// What makes two transport requests identical.
+    private struct Key: Hashable {
+        let method: String
+        let url: URL
+        let headers: [String: String]
+        let timeoutInterval: Double
+        let timeoutIntervalForResource: Double?
+
+        /// `nil` for a request with a body: it is never shared.
+        init?(_ request: TransportRequest) {
+            guard request.body == nil, request.bodyFileURL == nil else { return nil }
+            method = request.method
+            url = request.url
+            headers = request.headers
+            timeoutInterval = request.timeoutInterval
+            timeoutIntervalForResource = request.timeoutIntervalForResource
+        }
+    }
+
+    private typealias Events = @Sendable (TransportEvent) -> Void
+
+    /// One call on the wire and the callers it reports to.
+    private final class Flight: @unchecked Sendable {  // its fields are used only under the coalescer's lock
+        let key: Key
+        var callers: [(id: Int, events: Events)]
+        var nextID = 1
+        var transportTask: (any TransportTask)?
+        /// The transport reported an event: nobody may join any more.
+        var hasReported = false
+        /// The transport reported `.completed`: there is nothing left to cancel.
+        var isDone = false
+
+        init(key: Key, first: @escaping Events) {
+            self.key = key
+            callers = [(0, first)]
+        }
+    }
+
+    /// One caller's handle on a shared call: cancelling it detaches that caller only.
+    private struct Call: TransportTask {
+        let coalescer: TransportCoalescer
+        let flight: Flight
+        let id: Int
+
+        func cancel() {
+            coalescer.leave(flight, caller: id)
+        }
+    }
+
+    private let transport: any Transport
+    /// The calls that have not yet reported anything, which a new caller may join.
+    private let joinable = Locked<[Key: Flight]>([:])
+
+    init(transport: any Transport) {
+        self.transport = transport
+    }
+
+    /// Sends `request`, or joins an identical call that has not yet reported anything.
+    /// - Returns: The caller's handle, and whether it joined a call another caller started.
+    func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
+        -> (task: any TransportTask, joined: Bool)
+    {
+        guard let key = Key(request) else { return (transport.send(request, events: events), false) }
+        let (flight, id) = joinable.withLock { joinable -> (Flight, Int?) in
+            if let flight = joinable[key] {
+                let id = flight.nextID
+                flight.nextID += 1
+                flight.callers.append((id, events))
+                return (flight, id)
+            }
+            let flight = Flight(key: key, first: events)
+            joinable[key] = flight
+            return (flight, nil)
+        }
+        if let id { return (Call(coalescer: self, flight: flight, id: id), true) }
+        let transportTask = transport.send(request) { [self] event in fanOut(event, of: flight) }
+        let abandoned = joinable.withLock { _ -> Bool in
+            flight.transportTask = transportTask
+            return flight.callers.isEmpty && !flight.isDone
+        }
+        if abandoned { transportTask.cancel() }  // Every caller cancelled before the call was under way.
+        return (Call(coalescer: self, flight: flight, id: 0), false)
+    }
+
+    /// How many callers wait on calls that have not yet reported anything.
+    var waitingCallers: Int {
+        joinable.withLock { $0.values.reduce(0) { $0 + $1.callers.count } }
+    }
+
+    private func fanOut(_ event: TransportEvent, of flight: Flight) {
+        let callers = joinable.withLock { joinable -> [(id: Int, events: Events)] in
+            if !flight.hasReported {
+                flight.hasReported = true
+                if joinable[flight.key] === flight { joinable[flight.key] = nil }
+            }
+            guard case .completed = event else { return flight.callers }
+            flight.isDone = true
+            defer { flight.callers = [] }
+            return flight.callers
+        }
+        for caller in callers {
+            caller.events(event)
+        }
+    }
+
+    /// Detaches one caller, which completes as cancelled; the call stops when it was the last.
+    private func leave(_ flight: Flight, caller id: Int) {
+        let left = joinable.withLock { joinable -> (events: Events, stop: (any TransportTask)?)? in
+            guard let index = flight.callers.firstIndex(where: { $0.id == id }) else { return nil }
+            let events = flight.callers.remove(at: index).events
+            guard flight.callers.isEmpty else { return (events, nil) }
+            if joinable[flight.key] === flight { joinable[flight.key] = nil }
+            return (events, flight.transportTask)
+        }
+        guard let left else { return }
+        left.stop?.cancel()
+        left.events(.completed(.cancelled))
+    }
+}
