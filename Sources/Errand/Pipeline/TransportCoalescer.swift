@@ -28,6 +28,13 @@ final class TransportCoalescer: Sendable {
             timeoutInterval = request.timeoutInterval
             timeoutIntervalForResource = request.timeoutIntervalForResource
         }
+
+        /// The method and URL only: hashing every header field costs more than the lookup it
+        /// serves, and requests for one URL rarely differ in headers alone. Equality compares all.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(method)
+            hasher.combine(url.absoluteString)
+        }
     }
 
     private typealias Events = @Sendable (TransportEvent) -> Void

@@ -56,7 +56,9 @@ enum RequestURLBuilder {
         guard let schemeEnd = base.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
         let authority = base.utf8[schemeEnd...].dropFirst(3)
         let authorityEnd = authority.firstIndex(of: UInt8(ascii: "/")) ?? base.utf8.endIndex
-        return base[..<authorityEnd] + path
+        var root = String(base[..<authorityEnd])
+        root += path
+        return root
     }
 
     /// Whether `path` resolves by plain concatenation: one pass over its bytes, as it runs for
@@ -116,7 +118,12 @@ enum RequestURLBuilder {
             let last = beforeFragment.last
             separator = last == UInt8(ascii: "?") || last == UInt8(ascii: "&") ? "" : "&"
         }
-        return url[..<fragmentStart] + separator + query + url[fragmentStart...]
+        // Appending to a `String`, not a `Substring`, which would count its characters first.
+        var result = String(url[..<fragmentStart])
+        result += separator
+        result += query
+        result += url[fragmentStart...]
+        return result
     }
 
     /// A URL with both a scheme and a host, so `httpEndpoint` or `localhost:8080` never count.
