@@ -7,6 +7,8 @@ enum TaskCompletion: Sendable {
     case delegate(WeakDelegate)
     case mainActor(success: (@MainActor (RequestTask) -> Void)?, failure: (@MainActor (RequestTask) -> Void)?)
     case continuation(@Sendable (Result<Response, ErrandError>) -> Void)
+    /// Told inline, on the thread that finished the task: a batch or chain running it as a step.
+    case inline(@Sendable (RequestTask) -> Void)
 
     /// A delegate held weakly, so that a finished screen is not kept alive by its requests.
     struct WeakDelegate: Sendable {
@@ -18,7 +20,7 @@ enum TaskCompletion: Sendable {
         switch self {
         case .closures: callbackQueue
         case .delegate, .mainActor: .main
-        case .continuation: nil
+        case .continuation, .inline: nil
         }
     }
 
@@ -28,7 +30,7 @@ enum TaskCompletion: Sendable {
         // By label: on Linux each `DispatchQueue.main` is a new object for the same queue.
         case .closures: callbackQueue.label == DispatchQueue.main.label
         case .delegate, .mainActor: true
-        case .continuation: false
+        case .continuation, .inline: false
         }
     }
 
@@ -48,6 +50,8 @@ enum TaskCompletion: Sendable {
             }
         case .continuation(let resume):
             resume(outcome)
+        case .inline(let finished):
+            finished(task)
         }
     }
 }
