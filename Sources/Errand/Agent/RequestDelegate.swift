@@ -9,6 +9,12 @@ public protocol RequestDelegate: AnyObject, Sendable {
     func requestFinished(_ task: RequestTask)
     /// The request failed; `task.error` says why. Default: does nothing.
     func requestFailed(_ task: RequestTask)
+    /// Bytes of the response body received so far — of any request, and for a download the bytes
+    /// on disk; newest value only when calls would queue up. Default: does nothing.
+    func request(_ task: RequestTask, didUpdateDownloadProgress progress: TransferProgress)
+    /// Bytes of the request body sent so far; newest value only when calls would queue up.
+    /// Default: does nothing.
+    func request(_ task: RequestTask, didUpdateUploadProgress progress: TransferProgress)
 }
 
 extension RequestDelegate {
@@ -16,4 +22,8 @@ extension RequestDelegate {
     public func requestFinished(_ task: RequestTask) {}
     /// Default: does nothing.
     public func requestFailed(_ task: RequestTask) {}
+    /// Default: does nothing.
+    public func request(_ task: RequestTask, didUpdateDownloadProgress progress: TransferProgress) {}
+    /// Default: does nothing.
+    public func request(_ task: RequestTask, didUpdateUploadProgress progress: TransferProgress) {}
 }

@@ -13,6 +13,8 @@ struct RequestPlan: Sendable {
     /// Whether an interceptor started the request for an attempt that holds a slot, such as a
     /// token refresh: it skips the concurrency limit (see ``InterceptorScope``).
     let isInterceptorWork: Bool
+    /// Whether only the cache may answer: ``NetworkConfig/isOffline`` or ``CachePolicy/cacheOnly``.
+    let isOffline: Bool
 
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
@@ -24,5 +26,6 @@ struct RequestPlan: Sendable {
         priority = request.priority
         maximumResponseSize = request.maximumResponseSize ?? config.maximumResponseSize
         isInterceptorWork = InterceptorScope.isActive
+        isOffline = config.isOffline || request.cachePolicy == .cacheOnly
     }
 }
