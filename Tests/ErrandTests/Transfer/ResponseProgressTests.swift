@@ -124,11 +124,13 @@ struct ResponseProgressDelegateTests {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let delegate = ProgressDelegate()
-        let body = Data(repeating: 7, count: 1 << 20)
-        fixture.makeAgent().start(UploadRequest(url: "/upload", uploadBody: .data(body)), delegate: delegate)
+        let size = 1 << 20
+        let file = fixture.directory.appendingPathComponent("body.bin")
+        try Data(repeating: 7, count: size).write(to: file)
+        fixture.makeAgent().start(UploadRequest(url: "/upload", uploadBody: .file(file)), delegate: delegate)
         let task = await delegate.finished()
         #expect(task.error == nil)
-        #expect(delegate.uploaded.last?.completedBytes == Int64(body.count))
+        #expect(delegate.uploaded.last == TransferProgress(completedBytes: Int64(size), totalBytes: Int64(size)))
         #expect(delegate.downloaded.last.map { $0.completedBytes == $0.totalBytes } == true)
     }
 }
