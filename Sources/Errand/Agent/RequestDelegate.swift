@@ -1,4 +1,5 @@
-/// An object told when a request started with ``BaseRequest/start(tag:userInfo:delegate:)`` finishes.
+/// An object told when a request started with ``BaseRequest/start(tag:userInfo:delegate:)``
+/// finishes, and, if it implements the progress methods, how its bodies are getting on.
 ///
 /// The delegate is held weakly, as in YTKNetwork, and lives on the main actor: its methods are
 /// called on the main queue whatever ``NetworkConfig/callbackQueue`` says, so a view controller

@@ -1,11 +1,35 @@
 import Dispatch
 
 /// One task's upload and download progress. A reporter is made only when something listens —
-/// a closure, a delegate, a stream asked for — so a task without listeners pays one uncontended
-/// lock per report and allocates nothing for it.
+/// a closure, a delegate, a stream asked for — so a task nobody watches pays one uncontended
+/// lock per event, allocates nothing for progress and never parses a header for it.
 final class TaskProgress: Sendable {
     enum Direction {
         case upload, download
+    }
+
+    /// An in-memory response body so far, turned into a ``TransferProgress`` only when reported.
+    private struct Body {
+        let headers: [String: String]
+        var count = 0
+        var isComplete = false
+        /// The declared length, parsed from `headers` on first need; `.some(nil)` when unknown.
+        var expected: Int64??
+
+        init(headers: [String: String]) {
+            self.headers = headers
+        }
+
+        mutating func progress() -> TransferProgress {
+            if expected == nil {
+                let encoding = headers.headerField("Content-Encoding")?.lowercased() ?? "identity"
+                // A decoded body's bytes are not the ones Content-Length counts.
+                expected = .some(
+                    encoding == "identity" ? headers.headerField("Content-Length").flatMap { Int64($0) } : nil)
+            }
+            let total = isComplete ? Int64(count) : (expected ?? nil).map { max($0, Int64(count)) }
+            return TransferProgress(completedBytes: Int64(count), totalBytes: total)
+        }
     }
 
     private struct State {
@@ -16,8 +40,7 @@ final class TaskProgress: Sendable {
         /// The newest values, kept without a reporter so that a stream asked for late starts with them.
         var latestUpload: TransferProgress?
         var latestDownload: TransferProgress?
-        /// The in-memory body's length as declared by its head; `nil` when unknown or encoded.
-        var expectedBytes: Int64?
+        var body: Body?
         var isFinished = false
     }
 
@@ -28,7 +51,10 @@ final class TaskProgress: Sendable {
         if let closure = request.uploadProgress {
             state.uploadSinks.append(.init(closure: closure, queue: queue))
         }
-        for closure in [request.downloadProgress, request.resumableDownloadProgress].compactMap({ $0 }) {
+        if let closure = request.downloadProgress {
+            state.downloadSinks.append(.init(closure: closure, queue: queue))
+        }
+        if let closure = request.resumableDownloadProgress {
             state.downloadSinks.append(.init(closure: closure, queue: queue))
         }
         self.state = Locked(state)
@@ -36,21 +62,19 @@ final class TaskProgress: Sendable {
 
     /// Tells `delegate` of `task`'s progress on the main actor; before the task starts.
     func notify(_ delegate: TaskCompletion.WeakDelegate, about task: RequestTask) {
+        let upload = ProgressReporter.Sink(
+            closure: { [weak task] progress in
+                guard let task else { return }
+                MainActor.assumeIsolated { delegate.delegate?.request(task, didUpdateUploadProgress: progress) }
+            }, queue: .main)
+        let download = ProgressReporter.Sink(
+            closure: { [weak task] progress in
+                guard let task else { return }
+                MainActor.assumeIsolated { delegate.delegate?.request(task, didUpdateDownloadProgress: progress) }
+            }, queue: .main)
         state.withLock { state in
-            state.uploadSinks.append(
-                .init(
-                    closure: { [weak task] progress in
-                        guard let task else { return }
-                        MainActor.assumeIsolated { delegate.delegate?.request(task, didUpdateUploadProgress: progress) }
-                    }, queue: .main))
-            state.downloadSinks.append(
-                .init(
-                    closure: { [weak task] progress in
-                        guard let task else { return }
-                        MainActor.assumeIsolated {
-                            delegate.delegate?.request(task, didUpdateDownloadProgress: progress)
-                        }
-                    }, queue: .main))
+            state.uploadSinks.append(upload)
+            state.downloadSinks.append(download)
         }
     }
 
@@ -58,31 +82,33 @@ final class TaskProgress: Sendable {
         let (reporter, isFinished) = state.withLock { state in
             (Self.reporter(direction, in: &state, creating: true), state.isFinished)
         }
-        // Asked for after the task finished: a stream that ends at once.
+        // Asked for after the task finished: a stream of the last value that ends at once.
         if isFinished { reporter?.finish() }
         return reporter?.stream() ?? AsyncStream { $0.finish() }
     }
 
+    /// A value computed elsewhere: upload progress, or a download's bytes on disk.
     func report(_ direction: Direction, _ progress: TransferProgress) {
-        report(direction) { _ in progress }
+        let reporter = state.withLock { state in
+            switch direction {
+            case .upload: state.latestUpload = progress
+            case .download: state.latestDownload = progress
+            }
+            return Self.reporter(direction, in: &state, creating: false)
+        }
+        reporter?.report(progress)
     }
 
     /// An in-memory response's head arrived: its body starts from zero.
     func receivedHead(_ headers: [String: String]) {
-        let encoding = headers.headerField("Content-Encoding")?.lowercased() ?? "identity"
-        // A decoded body's bytes are not the ones Content-Length counts.
-        let expected = encoding == "identity" ? headers.headerField("Content-Length").flatMap { Int64($0) } : nil
-        report(.download) { state in
-            state.expectedBytes = expected
-            return TransferProgress(completedBytes: 0, totalBytes: expected)
-        }
+        reportBody { $0 = Body(headers: headers) }
     }
 
     /// `count` bytes of the in-memory body have arrived; with `isComplete`, all of them.
     func receivedBody(_ count: Int, isComplete: Bool = false) {
-        report(.download) { state in
-            let total = isComplete ? Int64(count) : state.expectedBytes.map { max($0, Int64(count)) }
-            return TransferProgress(completedBytes: Int64(count), totalBytes: total)
+        reportBody { body in
+            body?.count = count
+            body?.isComplete = isComplete
         }
     }
 
@@ -95,38 +121,33 @@ final class TaskProgress: Sendable {
         reporters.forEach { $0?.finish() }
     }
 
-    /// Keeps the value `progress` computes as the newest and passes it to the reporter, if any:
-    /// one lock, and no allocation when nothing listens.
-    private func report(_ direction: Direction, _ progress: (inout State) -> TransferProgress) {
+    private func reportBody(_ update: (inout Body?) -> Void) {
         let report = state.withLock { state -> (ProgressReporter, TransferProgress)? in
-            let value = progress(&state)
-            switch direction {
-            case .upload: state.latestUpload = value
-            case .download: state.latestDownload = value
-            }
-            return Self.reporter(direction, in: &state, creating: false).map { ($0, value) }
+            update(&state.body)
+            guard let reporter = Self.reporter(.download, in: &state, creating: false),
+                let progress = state.body?.progress()
+            else { return nil }
+            return (reporter, progress)
         }
-        if let (reporter, value) = report { reporter.report(value) }
+        if let (reporter, progress) = report { reporter.report(progress) }
     }
 
     /// The reporter of `direction`, made now if something listens or `creating` (for a stream).
     private static func reporter(_ direction: Direction, in state: inout State, creating: Bool) -> ProgressReporter? {
-        let isFinished = state.isFinished
         switch direction {
         case .upload:
-            let (sinks, latest) = (state.uploadSinks, state.latestUpload)
-            return make(&state.upload, sinks, latest, when: creating || (!sinks.isEmpty && !isFinished))
+            guard state.upload == nil, creating || (!state.uploadSinks.isEmpty && !state.isFinished) else {
+                return state.upload
+            }
+            state.upload = ProgressReporter(sinks: state.uploadSinks, latest: state.latestUpload)
+            return state.upload
         case .download:
-            let (sinks, latest) = (state.downloadSinks, state.latestDownload)
-            return make(&state.download, sinks, latest, when: creating || (!sinks.isEmpty && !isFinished))
+            guard state.download == nil, creating || (!state.downloadSinks.isEmpty && !state.isFinished) else {
+                return state.download
+            }
+            let latest = state.body?.progress() ?? state.latestDownload
+            state.download = ProgressReporter(sinks: state.downloadSinks, latest: latest)
+            return state.download
         }
-    }
-
-    private static func make(
-        _ reporter: inout ProgressReporter?, _ sinks: [ProgressReporter.Sink], _ latest: TransferProgress?,
-        when needed: Bool
-    ) -> ProgressReporter? {
-        if reporter == nil, needed { reporter = ProgressReporter(sinks: sinks, latest: latest) }
-        return reporter
     }
 }
