@@ -47,11 +47,11 @@ struct OfflineModeTests {
         fixture.clock.advance(by: 120)
 
         // Started online: it is on the wire when the switch flips, and finishes from the network.
-        async let inFlight = agent.finishedTask(request)
-        let sent = try #require(try await onOwnThread { transport.waitForSent(count: 1) })
+        let fresh = agent.start(request)
+        let sent = try #require(transport.sent.first, "sent as it starts")
         agent.config.isOffline = true
-        sent[0].respond(body: #"{"v":2}"#)
-        let fresh = await inFlight
+        sent.respond(body: #"{"v":2}"#)
+        _ = try? await fresh.value
         #expect(fresh.error == nil)
         #expect(!fresh.isDataFromCache)
 
@@ -66,10 +66,12 @@ struct OfflineModeTests {
         #expect(transport.sent.count == 1)
 
         agent.config.isOffline = false
-        async let online = agent.finishedTask(request)
-        let resent = try #require(try await onOwnThread { transport.waitForSent(count: 2) })
-        resent[1].respond(body: #"{"v":3}"#)
-        #expect(await online.isDataFromCache == false)
+        let online = agent.start(request)
+        #expect(transport.sent.count == 2)
+        transport.sent.last?.respond(body: #"{"v":3}"#)
+        _ = try? await online.value
+        #expect(online.error == nil)
+        #expect(!online.isDataFromCache)
     }
 
     @Test func cacheOnlyPolicyIsOfflineModeForOneRequest() async throws {
@@ -135,13 +137,16 @@ struct OfflineModeTests {
         fixture.clock.advance(by: 120)
         #expect(agent.cacheMissReason(request) == .expired)
 
-        async let serverError = agent.finishedTask(request)
-        try #require(try await onOwnThread { transport.waitForSent(count: 1) })[0].respond(status: 500)
-        #expect(await serverError.error == .statusCode(500))
-        async let dropped = agent.finishedTask(request)
-        try #require(try await onOwnThread { transport.waitForSent(count: 2) })[1]
-            .events(.completed(.transport(URLError(.networkConnectionLost))))
-        #expect(await dropped.error?.isTransport == true)
+        let serverError = agent.start(request)
+        try #require(transport.sent.count == 1, "sent as it starts")
+        transport.sent[0].respond(status: 500)
+        _ = try? await serverError.value
+        #expect(serverError.error == .statusCode(500))
+        let dropped = agent.start(request)
+        try #require(transport.sent.count == 2, "sent as it starts")
+        transport.sent[1].events(.completed(.transport(URLError(.networkConnectionLost))))
+        _ = try? await dropped.value
+        #expect(dropped.error?.isTransport == true)
 
         // A new agent reads the file: nothing deleted it.
         agent.waitForCacheWrites()
