@@ -121,16 +121,19 @@ struct ResponseProgressDelegateTests {
     }
 
     @Test func theDelegateIsToldOfUploadProgress() async throws {
-        let fixture = try TransferFixture()
-        defer { fixture.removeDirectory() }
+        // Driven by hand: URLSession on Linux does not always report a small body's upload.
+        let transport = ManualTransport()
         let delegate = ProgressDelegate()
-        let size = 1 << 20
-        let file = fixture.directory.appendingPathComponent("body.bin")
-        try Data(repeating: 7, count: size).write(to: file)
-        fixture.makeAgent().start(UploadRequest(url: "/upload", uploadBody: .file(file)), delegate: delegate)
+        let body = Data(repeating: 7, count: 1024)
+        let agent = NetworkAgent.testing(transport)
+        agent.start(UploadRequest(url: "/upload", uploadBody: .data(body)), delegate: delegate)
+        let sent = try #require(transport.sent.first)
+        sent.events(.uploadProgress(bytesSent: 512, totalBytes: 1024))
+        sent.events(.uploadProgress(bytesSent: 1024, totalBytes: 1024))
+        sent.respond(body: "{}")
         let task = await delegate.finished()
         #expect(task.error == nil)
-        #expect(delegate.uploaded.last == TransferProgress(completedBytes: Int64(size), totalBytes: Int64(size)))
-        #expect(delegate.downloaded.last.map { $0.completedBytes == $0.totalBytes } == true)
+        #expect(delegate.uploaded.last == TransferProgress(completedBytes: 1024, totalBytes: 1024))
+        #expect(delegate.downloaded.last == TransferProgress(completedBytes: 2, totalBytes: 2))
     }
 }
