@@ -11,6 +11,14 @@ struct ProgressRequest: BaseRequest {
     var responseSerializerType: ResponseSerializerType { .data }
 }
 
+/// A download to a file watched by both progress closures.
+struct WatchedDownload: BaseRequest {
+    var url: String
+    var resumableDownloadPath: String?
+    var downloadProgress: (@Sendable (TransferProgress) -> Void)?
+    var resumableDownloadProgress: (@Sendable (TransferProgress) -> Void)?
+}
+
 /// A screen that shows a request's progress, as a view controller would.
 @MainActor
 final class ProgressDelegate: RequestDelegate {
@@ -88,6 +96,19 @@ struct ResponseProgressTests {
             late.append(progress)
         }
         #expect(late == [TransferProgress(completedBytes: Int64(Self.size), totalBytes: Int64(Self.size))])
+    }
+
+    @Test func aDownloadToAFileTellsBothClosuresOfTheBytesOnDisk() async throws {
+        let fixture = try TransferFixture()
+        defer { fixture.removeDirectory() }
+        let (general, downloads) = (ProgressLog(), ProgressLog())
+        let request = WatchedDownload(
+            url: "/download/\(Self.size)", resumableDownloadPath: fixture.path("file.bin"),
+            downloadProgress: { general.append($0) }, resumableDownloadProgress: { downloads.append($0) })
+        let task = await fixture.makeAgent().finishedTask(request)
+        #expect(task.error == nil)
+        Self.expectReachesTotal(general.values)
+        Self.expectReachesTotal(downloads.values)
     }
 
     @Test func anEncodedBodyEndsWithItsDecodedSizeAsTheTotal() async throws {
