@@ -5,7 +5,8 @@
 //
 // Two accounts get separate cache folders through a CacheDirPathFilter; their rotating tokens
 // are stripped from the cache key; a screen refresh shows the cached feed, then the fresh one;
-// and when the server goes away, the last feed is still served.
+// when the server goes away, the last feed is still served; and in offline mode the cache answers
+// at once without trying the network.
 
 import Errand
 import ErrandTestServer
@@ -86,9 +87,31 @@ enum OfflineAccounts {
             "  ann pulls to refresh: served from the cache (isDataFromCache \(fallback.isDataFromCache), "
                 + "isStale \(fallback.isStale)), \(fallback.data.count) bytes of the last feed.")
         guard fallback.isDataFromCache else { throw ExampleFailure("offline fallback did not serve the cache") }
+        try await showOfflineMode(config)
 
         NetworkAgent.shared.clearCache(in: config.cacheDirectory.appendingPathComponent("accounts/bob"))
         print("  bob signs out; his folder is deleted. Folders left: \(try accountFolders().joined(separator: ", ")).")
+    }
+
+    /// A phone in a tunnel: the app switches to offline mode instead of waiting for timeouts.
+    static func showOfflineMode(_ config: NetworkConfig) async throws {
+        print("\nThe phone enters a tunnel: NetworkConfig.isOffline = true.")
+        config.isOffline = true
+        defer { config.isOffline = false }
+        let started = ContinuousClock.now
+        let feed = try await NetworkAgent.shared.response(FeedApi(account: "ann", token: "ann-token-4"))
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        print(
+            "  ann opens the feed: from the cache, never the network (isDataFromCache \(feed.isDataFromCache)), "
+                + "in \(String(format: "%.1f", milliseconds)) ms.")
+        guard feed.isDataFromCache else { throw ExampleFailure("offline mode did not serve the cache") }
+        do {
+            _ = try await NetworkAgent.shared.response(FeedApi(account: "carol", token: "carol-token-1"))
+            throw ExampleFailure("offline mode answered a request it has no entry for")
+        } catch ErrandError.cacheMiss(.missing) {
+            print("  a feed never loaded here fails at once: cacheMiss(missing).")
+        }
     }
 
     static func signIn(_ account: String) {

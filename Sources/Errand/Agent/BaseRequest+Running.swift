@@ -97,6 +97,12 @@ extension BaseRequest {
         try NetworkAgent.shared.loadCache(self)
     }
 
+    /// The cached response, never the network; with `allowingExpired`, an expired entry too,
+    /// marked ``Response/isStale``. See ``NetworkAgent/loadCache(_:allowingExpired:)``.
+    public func loadCache(allowingExpired: Bool) throws(ErrandError) -> Response {
+        try NetworkAgent.shared.loadCache(self, allowingExpired: allowingExpired)
+    }
+
     /// Stores `response` as this request's cached entry; see ``NetworkAgent/saveCache(_:for:)``.
     public func saveCache(_ response: Response) throws(ErrandError) {
         try NetworkAgent.shared.saveCache(response, for: self)

@@ -69,8 +69,16 @@ extension NetworkAgent {
     ///   ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
     public func loadCache(_ request: any BaseRequest) throws(ErrandError) -> Response {
+        try loadCache(request, allowingExpired: false)
+    }
+
+    /// The cached response of `request`, never the network; with `allowingExpired`, an expired
+    /// entry too, marked ``Response/isStale`` — what offline mode serves (see ``CachePolicy/cacheOnly``).
+    /// An entry stored under another `cacheVersion`, `cacheSensitiveData` or app version is never served.
+    /// - Throws: as ``loadCache(_:)``, and never `.cacheMiss(.expired)` when `allowingExpired`.
+    public func loadCache(_ request: any BaseRequest, allowingExpired: Bool) throws(ErrandError) -> Response {
         guard let settings = try CacheSettings(request: request, config: config) else { throw .cacheMiss(.disabled) }
-        switch pipeline.cache.lookup(settings) {
+        switch pipeline.cache.lookup(settings, allowingExpired: allowingExpired) {
         case .hit(let response): return response
         case .miss(let reason, _): throw .cacheMiss(reason)
         }

@@ -1,4 +1,5 @@
-/// An object told when a request started with ``BaseRequest/start(tag:userInfo:delegate:)`` finishes.
+/// An object told when a request started with ``BaseRequest/start(tag:userInfo:delegate:)``
+/// finishes, and, if it implements the progress methods, how its bodies are getting on.
 ///
 /// The delegate is held weakly, as in YTKNetwork, and lives on the main actor: its methods are
 /// called on the main queue whatever ``NetworkConfig/callbackQueue`` says, so a view controller
@@ -9,6 +10,12 @@ public protocol RequestDelegate: AnyObject, Sendable {
     func requestFinished(_ task: RequestTask)
     /// The request failed; `task.error` says why. Default: does nothing.
     func requestFailed(_ task: RequestTask)
+    /// Bytes of the response body received so far — of any request, and for a download the bytes
+    /// on disk; newest value only when calls would queue up. Default: does nothing.
+    func request(_ task: RequestTask, didUpdateDownloadProgress progress: TransferProgress)
+    /// Bytes of the request body sent so far; newest value only when calls would queue up.
+    /// Default: does nothing.
+    func request(_ task: RequestTask, didUpdateUploadProgress progress: TransferProgress)
 }
 
 extension RequestDelegate {
@@ -16,4 +23,8 @@ extension RequestDelegate {
     public func requestFinished(_ task: RequestTask) {}
     /// Default: does nothing.
     public func requestFailed(_ task: RequestTask) {}
+    /// Default: does nothing.
+    public func request(_ task: RequestTask, didUpdateDownloadProgress progress: TransferProgress) {}
+    /// Default: does nothing.
+    public func request(_ task: RequestTask, didUpdateUploadProgress progress: TransferProgress) {}
 }

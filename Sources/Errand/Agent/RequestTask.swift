@@ -11,8 +11,7 @@ public final class RequestTask: Sendable {
 
     private let state: Locked<State>
     private let cancellationHandler: @Sendable (RequestTask) -> Void
-    let uploadReporter: ProgressReporter
-    let downloadReporter: ProgressReporter
+    let progress: TaskProgress
 
     init(
         request: any BaseRequest, completion: Completion, callbackQueue: DispatchQueue,
@@ -21,8 +20,8 @@ public final class RequestTask: Sendable {
         self.request = request
         self.state = Locked(State(completion: completion, accessories: request.requestAccessories))
         self.cancellationHandler = onCancel
-        self.uploadReporter = ProgressReporter(closure: request.uploadProgress, queue: callbackQueue)
-        self.downloadReporter = ProgressReporter(closure: request.resumableDownloadProgress, queue: callbackQueue)
+        self.progress = TaskProgress(request: request, queue: callbackQueue)
+        if case .delegate(let delegate) = completion { progress.notify(delegate, about: self) }
     }
 
     // MARK: Public state
@@ -65,24 +64,6 @@ public final class RequestTask: Sendable {
     /// Why the task failed; `nil` while it runs and after success.
     public var error: ErrandError? { state[\.error] }
 
-    /// The response status code; `0` until a response arrives.
-    public var responseStatusCode: Int { response?.statusCode ?? 0 }
-
-    /// The response header fields; empty until a response arrives.
-    public var responseHeaders: [String: String] { response?.headers ?? [:] }
-
-    /// The response body; `nil` until a response arrives.
-    public var responseData: Data? { response?.data }
-
-    /// The response body as text; see ``Response/string``.
-    public var responseString: String? { response?.string }
-
-    /// The response body parsed as JSON; see ``Response/jsonObject``.
-    public var responseJSONObject: Any? { response?.jsonObject }
-
-    /// Whether the response was served from the cache.
-    public var isDataFromCache: Bool { response?.isDataFromCache ?? false }
-
     /// The response once the task finishes, or the error it failed with — for a task started
     /// with closures or a delegate whose outcome an `async` caller also wants.
     ///
@@ -108,14 +89,15 @@ public final class RequestTask: Sendable {
         }
     }
 
-    /// The download's progress, for a request with ``BaseRequest/resumableDownloadPath``: bytes on
-    /// disk (a resumed download starts from what it had) and the total when known. It starts with
-    /// the newest value, keeps only the newest when the reader falls behind, and ends with the task.
-    public var downloadProgress: AsyncStream<TransferProgress> { downloadReporter.stream() }
+    /// The response body's progress, for every request: bytes received and the total when known
+    /// (the last value's equal the body's size); for a ``BaseRequest/resumableDownloadPath``,
+    /// bytes on disk, a resumed download starting from what it had. It starts with the newest
+    /// value, keeps only the newest when the reader falls behind, and ends with the task.
+    public var downloadProgress: AsyncStream<TransferProgress> { progress.stream(.download) }
 
     /// The upload's progress: bytes of the body sent and its total when known. It starts with the
     /// newest value, keeps only the newest when the reader falls behind, and ends with the task.
-    public var uploadProgress: AsyncStream<TransferProgress> { uploadReporter.stream() }
+    public var uploadProgress: AsyncStream<TransferProgress> { progress.stream(.upload) }
 
     /// Adds an observer of this task's stop: it is told around the callback. The task has
     /// already started, so only accessories named by ``BaseRequest/requestAccessories`` see the start.
@@ -266,43 +248,52 @@ public final class RequestTask: Sendable {
     /// Accumulates the head and body of `attempt`, up to `limit` bytes of body, and reports upload progress.
     func record(_ event: TransportEvent, of attempt: Int, limit: Int) -> Recorded {
         if case .uploadProgress(let sent, let total) = event {
-            uploadReporter.report(TransferProgress(completedBytes: sent, totalBytes: total))
+            progress.report(.upload, TransferProgress(completedBytes: sent, totalBytes: total))
             return .kept
         }
-        return state.withLock {
-            guard $0.attempt == attempt, $0.attemptInFlight, $0.phase == .started else { return .stale }
+        let (recorded, received) = state.withLock { state -> (Recorded, Int?) in
+            guard state.attempt == attempt, state.attemptInFlight, state.phase == .started else { return (.stale, nil) }
             switch event {
             case .responseHead(let statusCode, let headers):
                 let declared = headers.headerField("Content-Length").flatMap { Int($0) } ?? 0
-                guard declared <= limit else { return .tooLarge }
-                $0.head = (statusCode, headers)
-                $0.body = Data()
+                guard declared <= limit else { return (.tooLarge, nil) }
+                state.head = (statusCode, headers)
+                state.body = Data()
             case .body(let chunk):
-                guard $0.body.count + chunk.count <= limit else {
-                    $0.body = Data()
-                    return .tooLarge
+                guard state.body.count + chunk.count <= limit else {
+                    state.body = Data()
+                    return (.tooLarge, nil)
                 }
-                $0.body.append(chunk)
-            case .metrics(let metrics): $0.metrics = metrics
-            case .uploadProgress, .completed: break
+                state.body.append(chunk)
+            case .metrics(let metrics): state.metrics = metrics
+            case .uploadProgress, .completed: return (.kept, nil)
             }
-            return .kept
+            // A download reports the bytes on disk itself.
+            return (.kept, state.download == nil ? state.body.count : nil)
         }
+        switch (event, received) {
+        case (.responseHead(_, let headers), .some): progress.receivedHead(headers)
+        case (.body, let count?): progress.receivedBody(count)
+        default: break
+        }
+        return recorded
     }
 
     /// Ends `attempt` and returns the response it received, if a head arrived; the task shows
     /// it as ``response`` until it finishes.
     func endAttempt(_ attempt: Int) -> Response? {
-        state.withLock { state in
-            guard state.attempt == attempt else { return nil }
+        let (received, reports) = state.withLock { state -> (Response?, Bool) in
+            guard state.attempt == attempt else { return (nil, false) }
             state.attemptInFlight = false
             state.transportTask = nil
             let received = state.head.map { Response(statusCode: $0.statusCode, headers: $0.headers, data: state.body) }
             state.head = nil
             state.body = Data()
             state.response = received
-            return received
+            return (received, state.download == nil)
         }
+        if reports, let received { progress.receivedBody(received.data.count, isComplete: true) }
+        return received
     }
 
     /// Keeps `stop`, which ends what the task now waits for, for ``cancel()``; `false` when the
@@ -328,8 +319,7 @@ public final class RequestTask: Sendable {
         }
         guard let temporaryFiles else { return false }
         Self.remove(temporaryFiles)
-        uploadReporter.finish()
-        downloadReporter.finish()
+        progress.finish()
         return true
     }
 

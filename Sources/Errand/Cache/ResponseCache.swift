@@ -25,8 +25,9 @@ final class ResponseCache: Sendable {
     }
 
     /// The entry `settings` name, checked in YTKNetwork's order: missing, unreadable, expired,
-    /// `cacheVersion`, `cacheSensitiveData`, app version.
-    func lookup(_ settings: CacheSettings) -> Lookup {
+    /// `cacheVersion`, `cacheSensitiveData`, app version. `allowingExpired` serves an expired
+    /// entry as a hit marked stale; a mismatch still refuses it.
+    func lookup(_ settings: CacheSettings, allowingExpired: Bool = false) -> Lookup {
         let key = settings.key
         let entry: CacheEntry
         if let remembered = memory.entry(for: key) {
@@ -44,10 +45,13 @@ final class ResponseCache: Sendable {
         let mismatch = mismatch(of: entry.metadata, for: settings)
         let age = config.cacheClock().timeIntervalSince1970 - entry.metadata.storedAt
         // A negative age means the clock moved back; the entry's age is unknown, so it is not trusted.
-        if age < 0 || age > Double(settings.lifetime) {
-            return .miss(.expired, stale: mismatch == nil ? entry.response(isStale: true) : nil)
+        let isExpired = age < 0 || age > Double(settings.lifetime)
+        if let mismatch, allowingExpired || !isExpired { return .miss(mismatch, stale: nil) }
+        if isExpired {
+            let stale = mismatch == nil ? entry.response(isStale: true) : nil
+            if allowingExpired, let stale { return .hit(stale) }
+            return .miss(.expired, stale: stale)
         }
-        if let mismatch { return .miss(mismatch, stale: nil) }
         return .hit(entry.response(isStale: false))
     }
 

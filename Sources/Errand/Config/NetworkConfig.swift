@@ -30,6 +30,7 @@ public final class NetworkConfig: Sendable {
         var sessionConfiguration = URLSessionConfiguration.default
         var debugLogEnabled = false
         var maximumResponseSize = 64 << 20
+        var isOffline = false
     }
 
     private let state = Locked(State())
@@ -174,6 +175,15 @@ public final class NetworkConfig: Sendable {
     public var maximumResponseSize: Int {
         get { state[\.maximumResponseSize] }
         set { state[\.maximumResponseSize] = newValue }
+    }
+
+    /// Whether every request started from now on is answered from the cache alone, never the
+    /// network, as if its ``BaseRequest/cachePolicy`` were ``CachePolicy/cacheOnly``: the newest
+    /// entry whatever its age, or ``ErrandError/cacheMiss(_:)``. Requests already on the wire
+    /// finish as they are. Default `false`.
+    public var isOffline: Bool {
+        get { state[\.isOffline] }
+        set { state[\.isOffline] = newValue }
     }
 
     private static var defaultCacheDirectory: URL {

@@ -53,6 +53,9 @@ final class RequestPipeline: Sendable {
         } catch {
             return finish(task, response: nil, error: error)
         }
+        if plan.isOffline {
+            return serveOffline(task, plan.cache)
+        }
         if readsCache, let settings = plan.cache, serveFromCache(task, settings) {
             return
         }
@@ -112,6 +115,16 @@ final class RequestPipeline: Sendable {
         }
     }
 
+    /// Finishes `task` from the newest entry whatever its age, or with the reason there is none;
+    /// offline mode never sends, so a request that does not cache fails `.cacheMiss(.disabled)`.
+    private func serveOffline(_ task: RequestTask, _ settings: CacheSettings?) {
+        guard let settings else { return finish(task, response: nil, error: .cacheMiss(.disabled)) }
+        switch cache.lookup(settings, allowingExpired: true) {
+        case .hit(let response): finish(task, response: response, error: nil)
+        case .miss(let reason, _): finish(task, response: nil, error: .cacheMiss(reason))
+        }
+    }
+
     /// Refreshes an expired entry in the background, once per entry at a time.
     private func revalidate(_ request: any BaseRequest, _ key: CacheKey) {
         guard cache.beginRevalidation(key) else { return }
@@ -141,7 +154,7 @@ final class RequestPipeline: Sendable {
         } catch {
             return  // Cancelled meanwhile: it has finished.
         }
-        task.download = DownloadReceiver(partial: partial, progress: task.downloadReporter)
+        task.download = DownloadReceiver(partial: partial, progress: task.progress)
     }
 
     /// Waits for a slot, then adapts and sends one attempt.

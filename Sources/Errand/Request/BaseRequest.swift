@@ -72,6 +72,7 @@ public protocol BaseRequest: Sendable {
     func statusCodeValidator(_ code: Int) -> Bool
 
     /// Seconds a successful response is served from the cache; `-1` or `0` does not cache. Default `-1`.
+    /// ``CacheLifetime`` names the usual values: `CacheLifetime.day`.
     var cacheTimeInSeconds: Int { get }
 
     /// A version stamped on cached responses; bump it to stop serving older entries. Default `0`.
@@ -83,7 +84,9 @@ public protocol BaseRequest: Sendable {
 
     /// The arguments that identify a cached response. Default: `arguments` unchanged.
     ///
-    /// Remove tokens and timestamps here so that they do not split the cache.
+    /// Remove tokens and timestamps here so that they do not split the cache. Arguments that
+    /// ``NetworkConfig/urlFilters`` add never split it: the key is built from ``url`` before the
+    /// filters run, so a filter is the place for a token or app-wide parameters.
     func cacheKeyArguments(_ arguments: [String: any Sendable]?) -> [String: any Sendable]?
 
     /// What happens when the cached entry is expired or the network fails; see ``CachePolicy``.
@@ -103,9 +106,15 @@ public protocol BaseRequest: Sendable {
     var resumableDownloadPath: String? { get }
 
     /// Called on ``NetworkConfig/callbackQueue`` as a download's bytes reach the disk, newest
-    /// value only when calls would queue up. Default `nil`. ``RequestTask/downloadProgress`` is
-    /// the `async` form.
+    /// value only when calls would queue up. Default `nil`. ``downloadProgress`` does the same
+    /// for every request, downloads included; ``RequestTask/downloadProgress`` is the `async` form.
     var resumableDownloadProgress: (@Sendable (TransferProgress) -> Void)? { get }
+
+    /// Called on ``NetworkConfig/callbackQueue`` as the response body arrives — of any request;
+    /// for a download, as its bytes reach the disk — newest value only when calls would queue up;
+    /// the last value's bytes equal the body's size. Default `nil`: a request nobody watches pays
+    /// nothing for progress. ``RequestTask/downloadProgress`` is the `async` form.
+    var downloadProgress: (@Sendable (TransferProgress) -> Void)? { get }
 
     /// Parts of a `multipart/form-data` body for POST, PUT or PATCH; ``arguments`` become fields
     /// before them. Default `nil`. File parts are streamed from disk, and a body over 1 MiB is
@@ -205,6 +214,8 @@ extension BaseRequest {
     public var resumableDownloadPath: String? { nil }
     /// Default: `nil`.
     public var resumableDownloadProgress: (@Sendable (TransferProgress) -> Void)? { nil }
+    /// Default: `nil`.
+    public var downloadProgress: (@Sendable (TransferProgress) -> Void)? { nil }
     /// Default: `nil`.
     public var constructingBody: (@Sendable (inout MultipartFormData) -> Void)? { nil }
     /// Default: `nil`.

@@ -15,6 +15,8 @@ struct RequestPlan: Sendable {
     let isInterceptorWork: Bool
     /// Whether an identical call in flight may answer it too; never for a download, which writes its own file.
     let coalesces: Bool
+    /// Whether only the cache may answer: ``NetworkConfig/isOffline`` or ``CachePolicy/cacheOnly``.
+    let isOffline: Bool
 
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
@@ -27,5 +29,6 @@ struct RequestPlan: Sendable {
         maximumResponseSize = request.maximumResponseSize ?? config.maximumResponseSize
         isInterceptorWork = InterceptorScope.isActive
         coalesces = request.coalescesDuplicates && downloadTarget == nil
+        isOffline = config.isOffline || request.cachePolicy == .cacheOnly
     }
 }

@@ -17,7 +17,7 @@ final class DownloadReceiver: Sendable {
     }
 
     let partial: PartialDownload
-    private let progress: ProgressReporter
+    private let progress: TaskProgress
     private let state = Locked(State())
 
     private struct State {
@@ -26,7 +26,7 @@ final class DownloadReceiver: Sendable {
         var restartsLeft = 1
     }
 
-    init(partial: PartialDownload, progress: ProgressReporter) {
+    init(partial: PartialDownload, progress: TaskProgress) {
         self.partial = partial
         self.progress = progress
     }
@@ -125,6 +125,6 @@ final class DownloadReceiver: Sendable {
 
     private func reportProgress() {
         let (written, expected) = partial.progress
-        progress.report(TransferProgress(completedBytes: written, totalBytes: expected))
+        progress.report(.download, TransferProgress(completedBytes: written, totalBytes: expected))
     }
 }

@@ -1,47 +1,55 @@
 import Dispatch
 
-/// Passes one transfer's progress to a closure on the callback queue and to any number of
+/// Passes one transfer's progress to closures, each on its own queue, and to any number of
 /// `AsyncStream`s.
 ///
-/// Chunks arrive far faster than a screen redraws, so reports are coalesced: at most one
-/// closure call waits on the queue at a time, and it delivers the newest value. Streams keep
+/// Chunks arrive far faster than a screen redraws, so reports are coalesced: at most one call
+/// per closure waits on its queue at a time, and it delivers the newest value. Streams keep
 /// only the newest value too. Either way memory stays bounded and values never go backwards.
 final class ProgressReporter: Sendable {
+    /// A closure and the queue it runs on.
+    struct Sink: Sendable {
+        let closure: @Sendable (TransferProgress) -> Void
+        let queue: DispatchQueue
+    }
+
     private struct State {
         var latest: TransferProgress?
-        var closureCallQueued = false
+        var queuedCalls: [Bool]
         var streams: [Int: AsyncStream<TransferProgress>.Continuation] = [:]
         var nextStreamID = 0
         var isFinished = false
     }
 
-    private let state = Locked(State())
-    private let closure: (@Sendable (TransferProgress) -> Void)?
-    private let queue: DispatchQueue
+    private let state: Locked<State>
+    private let sinks: [Sink]
 
-    init(closure: (@Sendable (TransferProgress) -> Void)?, queue: DispatchQueue) {
-        self.closure = closure
-        self.queue = queue
+    /// `latest` is a value reported before anything listened, for a stream to start with.
+    init(sinks: [Sink], latest: TransferProgress? = nil) {
+        self.sinks = sinks
+        state = Locked(State(latest: latest, queuedCalls: Array(repeating: false, count: sinks.count)))
     }
 
     func report(_ progress: TransferProgress) {
-        let (streams, queueClosureCall) = state.withLock { state in
+        let (streams, callsToQueue) = state.withLock { state in
             guard !state.isFinished, progress != state.latest else {
-                return ([AsyncStream<TransferProgress>.Continuation](), false)
+                return ([AsyncStream<TransferProgress>.Continuation](), [Int]())
             }
             state.latest = progress
-            let queueCall = closure != nil && !state.closureCallQueued
-            if queueCall { state.closureCallQueued = true }
-            return (Array(state.streams.values), queueCall)
+            let idle = state.queuedCalls.indices.filter { !state.queuedCalls[$0] }
+            idle.forEach { state.queuedCalls[$0] = true }
+            return (Array(state.streams.values), idle)
         }
         streams.forEach { $0.yield(progress) }
-        guard queueClosureCall, let closure else { return }
-        queue.async { [state] in
-            let newest = state.withLock { state in
-                state.closureCallQueued = false
-                return state.latest
+        for index in callsToQueue {
+            let sink = sinks[index]
+            sink.queue.async { [state] in
+                let newest = state.withLock { state in
+                    state.queuedCalls[index] = false
+                    return state.latest
+                }
+                if let newest { sink.closure(newest) }
             }
-            if let newest { closure(newest) }
         }
     }
 

@@ -168,6 +168,7 @@ struct CacheSemanticsTests {
         #expect(try await !agent.response(request(token: "t1", page: 1)).isDataFromCache)
         #expect(try await agent.response(request(token: "t2", page: 1)).isDataFromCache)
         #expect(try await !agent.response(request(token: "t2", page: 2)).isDataFromCache)
+        agent.waitForCacheWrites()
         #expect(fixture.entryFiles().count == 2)
     }
 
