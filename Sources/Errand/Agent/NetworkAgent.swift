@@ -14,8 +14,6 @@ public final class NetworkAgent: Sendable {
     public let config: NetworkConfig
 
     let pipeline: RequestPipeline
-    /// The batches and chains running on this agent.
-    let groups = GroupRegistry()
 
     /// Creates an agent.
     /// - Parameters:
@@ -158,11 +156,8 @@ public final class NetworkAgent: Sendable {
         try await response(request).decode(type, decoder: decoder)
     }
 
-    /// Cancels every request this agent is running or has queued, and every batch and chain;
-    /// each calls back with ``ErrandError/cancelled``.
+    /// Cancels every request this agent is running or has queued; each calls back with ``ErrandError/cancelled``.
     public func cancelAllRequests() {
-        // Groups first, so that no chain starts its next step from a request cancelled here.
-        groups.cancelAll()
         // Queued tasks first: cancelling a running one frees a slot a queued one would take.
         for task in pipeline.scheduler.liveTasks {
             task.cancel()

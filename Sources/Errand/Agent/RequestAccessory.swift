@@ -3,7 +3,6 @@
 /// `requestWillStart` is called on the thread that starts the task; `requestWillStop` and
 /// `requestDidStop` are called just before and just after the success or failure callback,
 /// on the queue that callback runs on. Cache-served responses go through the same calls.
-/// ``BatchRequest`` and ``ChainRequest`` call the `requestGroup` methods in the same way.
 public protocol RequestAccessory: Sendable {
     /// The task is about to start. Default: does nothing.
     func requestWillStart(_ task: RequestTask)
@@ -11,12 +10,6 @@ public protocol RequestAccessory: Sendable {
     func requestWillStop(_ task: RequestTask)
     /// The task's callbacks have run. Default: does nothing.
     func requestDidStop(_ task: RequestTask)
-    /// A batch or chain is about to start. Default: does nothing.
-    func requestGroupWillStart(_ group: any RequestGroupTask)
-    /// A batch or chain finished; its callbacks are about to run. Default: does nothing.
-    func requestGroupWillStop(_ group: any RequestGroupTask)
-    /// A batch's or chain's callbacks have run. Default: does nothing.
-    func requestGroupDidStop(_ group: any RequestGroupTask)
 }
 
 extension RequestAccessory {
@@ -26,10 +19,4 @@ extension RequestAccessory {
     public func requestWillStop(_ task: RequestTask) {}
     /// Default: does nothing.
     public func requestDidStop(_ task: RequestTask) {}
-    /// Default: does nothing.
-    public func requestGroupWillStart(_ group: any RequestGroupTask) {}
-    /// Default: does nothing.
-    public func requestGroupWillStop(_ group: any RequestGroupTask) {}
-    /// Default: does nothing.
-    public func requestGroupDidStop(_ group: any RequestGroupTask) {}
 }

@@ -7,8 +7,6 @@ enum TaskCompletion: Sendable {
     case delegate(WeakDelegate)
     case mainActor(success: (@MainActor (RequestTask) -> Void)?, failure: (@MainActor (RequestTask) -> Void)?)
     case continuation(@Sendable (Result<Response, ErrandError>) -> Void)
-    /// Told inline, on the thread that finished the task: a batch or chain running it as a step.
-    case inline(@Sendable (RequestTask) -> Void)
 
     /// A delegate held weakly, so that a finished screen is not kept alive by its requests.
     struct WeakDelegate: Sendable {
@@ -20,7 +18,7 @@ enum TaskCompletion: Sendable {
         switch self {
         case .closures: callbackQueue
         case .delegate, .mainActor: .main
-        case .continuation, .inline: nil
+        case .continuation: nil
         }
     }
 
@@ -30,7 +28,7 @@ enum TaskCompletion: Sendable {
         // By label: on Linux each `DispatchQueue.main` is a new object for the same queue.
         case .closures: callbackQueue.label == DispatchQueue.main.label
         case .delegate, .mainActor: true
-        case .continuation, .inline: false
+        case .continuation: false
         }
     }
 
@@ -50,8 +48,6 @@ enum TaskCompletion: Sendable {
             }
         case .continuation(let resume):
             resume(outcome)
-        case .inline(let finished):
-            finished(task)
         }
     }
 }
