@@ -37,7 +37,7 @@ public final class BatchTask: RequestGroupTask {
     // MARK: Public state
 
     /// The members' request tasks in request order; a nested group's tasks in its place.
-    public var tasks: [RequestTask] { state.withLock { $0.runs } .flatMap { $0?.tasks ?? [] } }
+    public var tasks: [RequestTask] { state.withLock { $0.runs }.flatMap { $0?.tasks ?? [] } }
 
     /// The first request task to fail (by time); `nil` while running, after success, or when
     /// the batch was cancelled. With `runsToEnd`, the others' results are on ``tasks``.
@@ -129,7 +129,10 @@ public final class BatchTask: RequestGroupTask {
     private func memberSkipped() {
         let (progress, done) = state.withLock { state in
             state.finishedCount += 1
-            return (BatchProgress(finished: state.finishedCount, total: state.runs.count), state.finishedCount == state.runs.count)
+            return (
+                BatchProgress(finished: state.finishedCount, total: state.runs.count),
+                state.finishedCount == state.runs.count
+            )
         }
         report(progress)
         if done { finish() }
