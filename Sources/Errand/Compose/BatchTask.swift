@@ -127,19 +127,16 @@ public final class BatchTask: RequestGroupTask {
     }
 
     private func memberSkipped() {
-        let (progress, done) = state.withLock { state in
+        let done = state.withLock { state in
             state.finishedCount += 1
-            return (
-                BatchProgress(finished: state.finishedCount, total: state.runs.count),
-                state.finishedCount == state.runs.count
-            )
+            report(&state)
+            return state.finishedCount == state.runs.count
         }
-        report(progress)
         if done { finish() }
     }
 
     private func memberFinished(_ index: Int, _ run: MemberRun) {
-        let (siblings, progress, done) = state.withLock { state in
+        let (siblings, done) = state.withLock { state in
             state.finishedCount += 1
             var siblings: [MemberRun] = []
             // The first failure names the batch's; a cancelled batch's error is already set.
@@ -150,17 +147,18 @@ public final class BatchTask: RequestGroupTask {
                     siblings = state.runs.indices.filter { $0 != index }.compactMap { state.runs[$0] }
                 }
             }
-            let progress = BatchProgress(finished: state.finishedCount, total: state.runs.count)
-            return (siblings, progress, state.finishedCount == state.runs.count)
+            report(&state)
+            return (siblings, state.finishedCount == state.runs.count)
         }
         siblings.forEach { $0.cancel() }
-        report(progress)
         if done { finish() }
     }
 
-    private func report(_ progress: BatchProgress) {
-        let streams = state.withLock { Array($0.streams.values) }
-        streams.forEach { $0.yield(progress) }
+    /// Hands the new count to the streams and queues the closure; under the lock, so that
+    /// values never go backwards. Neither runs user code here.
+    private func report(_ state: inout State) {
+        let progress = BatchProgress(finished: state.finishedCount, total: state.runs.count)
+        state.streams.values.forEach { $0.yield(progress) }
         guard let progressClosure else { return }
         agent.config.callbackQueue.async { progressClosure(progress) }
     }
