@@ -123,4 +123,25 @@ struct BatchRequestTests {
         #expect(responses.count == 20 && responses.allSatisfy { $0.statusCode == 200 })
         #expect(fixture.server.refreshCount == 1)
     }
+
+    @Test func accessoriesAreToldAroundTheOneCallback() async throws {
+        defer { fixture.server.stop() }
+        let events = Locked<[String]>([])
+        struct Recorder: RequestGroupAccessory {
+            let events: Locked<[String]>
+            func requestGroupWillStart(_ task: any RequestGroupTask) { events.withLock { $0.append("willStart") } }
+            func requestGroupWillStop(_ task: any RequestGroupTask) { events.withLock { $0.append("willStop") } }
+            func requestGroupDidStop(_ task: any RequestGroupTask) { events.withLock { $0.append("didStop") } }
+        }
+        var batch = BatchRequest(requests: [PathApi("/anything")], agent: agent)
+        batch.accessories = [Recorder(events: events)]
+        let callbacks = GroupCallbacks<BatchTask>()
+        batch.start(success: { task in
+            events.withLock { $0.append("success") }
+            callbacks.success(task)
+        })
+        #expect(await callbacks.calls() == ["success"])
+        await withCheckedContinuation { done in fixture.config.callbackQueue.async { done.resume() } }
+        #expect(events.withLock { $0 } == ["willStart", "willStop", "success", "didStop"])
+    }
 }
