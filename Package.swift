@@ -31,6 +31,9 @@ let package = Package(
         .executableTarget(
             name: "TokenRefresh", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/TokenRefresh",
             exclude: ["README.md"]),
+        .executableTarget(
+            name: "BatchAndChain", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/BatchAndChain",
+            exclude: ["README.md"]),
         .executableTarget(name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]

@@ -11,7 +11,8 @@ struct Plan: Sendable {
 
     /// Every benchmark name, in the order they run.
     static let allNames =
-        OverheadBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + LoopbackBenchmarks.names
+        OverheadBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + ComposeBenchmarks.names
+        + LoopbackBenchmarks.names
         + TransferBenchmarks.names
 
     var only: [String] = []

@@ -49,6 +49,7 @@ do {
     results += try await OverheadBenchmarks.run(plan, progress: progress)
     results += try await EncodingBenchmarks.run(plan, progress: progress)
     results += try await CacheBenchmarks.run(plan, progress: progress)
+    results += try await ComposeBenchmarks.run(plan, progress: progress)
     results += try await LoopbackBenchmarks.run(plan, progress: progress)
     transfers = try await TransferBenchmarks.run(plan, progress: progress)
 } catch {

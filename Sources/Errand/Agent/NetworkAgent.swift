@@ -14,6 +14,8 @@ public final class NetworkAgent: Sendable {
     public let config: NetworkConfig
 
     let pipeline: RequestPipeline
+    /// The batches and chains running on this agent.
+    let groups = GroupRegistry()
 
     /// Creates an agent.
     /// - Parameters:
@@ -156,8 +158,11 @@ public final class NetworkAgent: Sendable {
         try await response(request).decode(type, decoder: decoder)
     }
 
-    /// Cancels every request this agent is running or has queued; each calls back with ``ErrandError/cancelled``.
+    /// Cancels every request, batch and chain this agent is running or has queued; each calls
+    /// back with ``ErrandError/cancelled``.
     public func cancelAllRequests() {
+        // Groups first, so that a chain starts no further step.
+        groups.cancelAll()
         // Queued tasks first: cancelling a running one frees a slot a queued one would take.
         for task in pipeline.scheduler.liveTasks {
             task.cancel()
