@@ -29,14 +29,6 @@ struct CoalescingTests {
 
     private var serverHits: Int { fixture.server.receivedRequests(path: "/longpoll/poll").count }
 
-    /// Waits, at most 10 seconds, until `condition` holds.
-    private func eventually(_ condition: () -> Bool) async throws {
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while !condition(), Date() < deadline {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-    }
-
     /// Starts `requests` at once; the tasks and, once each finishes, its outcome.
     private func start(_ requests: [HeldRequest]) -> ([RequestTask], AsyncStream<RequestTask>) {
         let (finished, sink) = AsyncStream.makeStream(of: RequestTask.self)

@@ -102,14 +102,6 @@ struct LongPollTests {
 
     private var polls: Int { fixture.server.receivedRequests(path: "/longpoll/poll").count }
 
-    /// Waits, at most 10 seconds, until `condition` holds.
-    private func eventually(_ condition: () -> Bool) async throws {
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while !condition(), Date() < deadline {
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-    }
-
     @Test func eventsArriveInOrderAcrossAnExpiredKeyAndADroppedConnection() async throws {
         defer { fixture.server.stop() }
         let received = Locked<[String]>([])
