@@ -181,9 +181,8 @@ final class RequestPipeline: Sendable {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
         let events: @Sendable (TransportEvent) -> Void = { [self] event in
-            defer {
-                if case .completed = event { task.transportCompleted() }
-            }
+            // Before the outcome is delivered: a body file the transport no longer reads goes first.
+            if case .completed = event { task.transportCompleted() }
             switch download?.receive(event) ?? .record {
             case .record:
                 switch task.record(event, of: attempt, limit: plan.maximumResponseSize) {

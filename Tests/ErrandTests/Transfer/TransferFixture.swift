@@ -44,6 +44,13 @@ struct TransferFixture {
         return NetworkAgent(config: config)
     }
 
+    /// Returns once `agent`'s callback queue has run what was queued on it so far, such as the
+    /// progress calls of a request whose `async` caller has its response already: those two are
+    /// not ordered.
+    static func callbacksDelivered(on agent: NetworkAgent) async {
+        await withCheckedContinuation { continuation in agent.config.callbackQueue.async { continuation.resume() } }
+    }
+
     func path(_ name: String) -> String {
         directory.appendingPathComponent(name).path
     }

@@ -42,10 +42,12 @@ struct UploadTests {
         let request = UploadRequest(
             url: "/post", arguments: ["kind": "log"], constructingBody: { $0.append(big, name: "log") },
             uploadProgress: { progress.append($0) })
-        let response = try await fixture.makeAgent().response(request)
+        let agent = fixture.makeAgent()
+        let response = try await agent.response(request)
         #expect((response.object["files"] as? [String: String])?["log"] == text)
         #expect((response.object["form"] as? [String: String]) == ["kind": "log"])
         #expect(Self.temporaryUploadFiles().subtracting(before).isEmpty)
+        await TransferFixture.callbacksDelivered(on: agent)
         let last = try #require(progress.values.last)
         #expect(last.completedBytes == last.totalBytes)
         #expect(last.completedBytes > 3 << 20)
@@ -82,6 +84,7 @@ struct UploadTests {
         #expect(response.object["bytes"] as? Int == size)
         #expect(response.object["checksum"] as? String == expected.hexDigits)
         #expect(response.object["content_type"] as? String == "application/octet-stream")
+        await TransferFixture.callbacksDelivered(on: agent)
         #expect(progress.isMonotonic)
         #expect(progress.values.last == TransferProgress(completedBytes: Int64(size), totalBytes: Int64(size)))
         #expect(streamed.last == TransferProgress(completedBytes: Int64(size), totalBytes: Int64(size)))
