@@ -9,3 +9,9 @@ func eventually(within seconds: TimeInterval = 10, _ condition: () -> Bool) asyn
         try await Task.sleep(nanoseconds: 5_000_000)
     }
 }
+
+/// A time bound a test asserts, widened twentyfold under a sanitizer, which slows everything
+/// several-fold: `.ci/run` sets `ERRAND_SANITIZER` for that pass.
+func timingBound(_ bound: Duration) -> Duration {
+    ProcessInfo.processInfo.environment["ERRAND_SANITIZER"] == nil ? bound : bound * 20
+}
