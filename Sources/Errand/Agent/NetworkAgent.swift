@@ -115,8 +115,9 @@ public final class NetworkAgent: Sendable {
     public func response(_ request: any BaseRequest, ignoreCache: Bool = false) async throws(ErrandError) -> Response {
         let box = Locked<RequestTask?>(nil)
         let result = await withTaskCancellationHandler {
-            // Unchecked: a task resumes its continuation exactly once, whatever happens to it.
-            await withUnsafeContinuation { continuation in
+            // Checked, not unsafe: the unsafe one's resume is invisible to the thread sanitizer,
+            // which then reports the awaiting task's next access as a race.
+            await withCheckedContinuation { continuation in
                 let task = pipeline.makeTask(request, completion: .continuation { continuation.resume(returning: $0) })
                 box.withLock { $0 = task }
                 pipeline.start(task, readsCache: !ignoreCache)
