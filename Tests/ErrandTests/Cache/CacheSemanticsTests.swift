@@ -227,6 +227,9 @@ struct CacheSemanticsTests {
         let log = EventLog()
         let request = CachedRequest(requestAccessories: [LoggingAccessory(log: log, name: "a")])
         _ = await agent.finishedTask(request)
+        // The first request's `didStop` follows its success callback: wait for it, or it may land
+        // among the hit's events.
+        await log.waitFor(count: 3)
         let hit = await withCheckedContinuation { continuation in
             agent.start(
                 request,
