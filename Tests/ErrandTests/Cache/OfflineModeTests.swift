@@ -7,6 +7,18 @@ import Testing
 /// Offline mode: answers from the cache alone, whatever the entry's age, never the network.
 @Suite("Response cache: offline mode")
 struct OfflineModeTests {
+    /// An agent on a transport the test answers by hand, whose cache holds `{"v":1}` for
+    /// `CachedRequest()`, expired a minute ago.
+    static func agentWithAnExpiredEntry() throws -> (CacheFixture, ManualTransport, NetworkAgent, CachedRequest) {
+        let transport = ManualTransport()
+        let fixture = try CacheFixture(baseURL: "http://example.invalid")
+        let agent = fixture.makeAgent(transport: transport)
+        let request = CachedRequest()
+        try agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
+        fixture.clock.advance(by: 120)
+        return (fixture, transport, agent, request)
+    }
+
     @Test func offlineModeAnswersFromAnExpiredEntryAtOnceWithoutTheNetwork() async throws {
         let server = try TestServer()
         let fixture = try CacheFixture(baseURL: server.baseURL)
@@ -38,13 +50,8 @@ struct OfflineModeTests {
     }
 
     @Test func theConfigSwitchAppliesToRequestsStartedAfterIt() async throws {
-        let transport = ManualTransport()
-        let fixture = try CacheFixture(baseURL: "http://example.invalid")
+        let (fixture, transport, agent, request) = try Self.agentWithAnExpiredEntry()
         defer { fixture.removeDirectory() }
-        let agent = fixture.makeAgent(transport: transport)
-        let request = CachedRequest()
-        try agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
-        fixture.clock.advance(by: 120)
 
         // Started online: it is on the wire when the switch flips, and finishes from the network.
         let fresh = agent.start(request)
@@ -128,13 +135,8 @@ struct OfflineModeTests {
     }
 
     @Test func failedRequestsAndExpiryKeepTheEntryOfflineModeServes() async throws {
-        let transport = ManualTransport()
-        let fixture = try CacheFixture(baseURL: "http://example.invalid")
+        let (fixture, transport, agent, request) = try Self.agentWithAnExpiredEntry()
         defer { fixture.removeDirectory() }
-        let agent = fixture.makeAgent(transport: transport)
-        let request = CachedRequest()
-        try agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
-        fixture.clock.advance(by: 120)
         #expect(agent.cacheMissReason(request) == .expired)
 
         let serverError = agent.start(request)

@@ -23,7 +23,7 @@ struct CoalescingTests {
 
     init() throws {
         fixture = try PipelineFixture()
-        transport = CountingTransport(DefaultTransport.make(configuration: fixture.config.sessionConfiguration))
+        transport = CountingTransport()
         agent = fixture.makeAgent(transport: transport)
     }
 

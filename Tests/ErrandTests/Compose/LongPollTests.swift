@@ -96,7 +96,7 @@ struct LongPollTests {
 
     init() throws {
         fixture = try PipelineFixture()
-        transport = CountingTransport(DefaultTransport.make(configuration: fixture.config.sessionConfiguration))
+        transport = CountingTransport()
         agent = fixture.makeAgent(transport: transport)
     }
 
