@@ -20,7 +20,7 @@ enum CacheBenchmarks {
             agent.config.cacheDirectory = directory
             agent.config.memoryCacheSizeLimit = memoryLimit
             _ = try await agent.response(request)  // the one network response, stored
-            agent.waitForCacheWrites()
+            await agent.waitForCacheWrites()
             let name = "cache.\(layer)-hit.callbacks"
             if plan.includes(name) {
                 progress(name)
@@ -52,7 +52,7 @@ enum CacheBenchmarks {
                 try await Load.async(storeName, total: total, warmup: warmup, inFlight: 1) {
                     _ = try await agent.response(request, ignoreCache: true)
                 })
-            agent.waitForCacheWrites()
+            await agent.waitForCacheWrites()
         }
         return results
     }

@@ -21,7 +21,7 @@ enum ComposeBenchmarks {
                 requests: (0..<batchSize).map { MemberRequest(id: $0, caches: caches) }, agent: agent)
             if caches {
                 _ = try await batch.responses()  // the one network response per member, stored
-                agent.waitForCacheWrites()
+                await agent.waitForCacheWrites()
             }
             let (total, warmup) = plan.counts(default: 500)
             let perBatch = try await Load.callbacks(name, total: total, warmup: warmup, inFlight: 1) { done in

@@ -65,7 +65,7 @@ enum OfflineAccounts {
 
         signIn("bob")
         try await refreshScreen(FeedApi(account: "bob", token: "bob-token-1"), label: "bob signs in on the same device")
-        NetworkAgent.shared.waitForCacheWrites()
+        await NetworkAgent.shared.waitForCacheWrites()
         print("Cache folders: \(try accountFolders().joined(separator: ", "))\n")
 
         signIn("ann")
@@ -89,7 +89,7 @@ enum OfflineAccounts {
         guard fallback.isDataFromCache else { throw ExampleFailure("offline fallback did not serve the cache") }
         try await showOfflineMode(config)
 
-        NetworkAgent.shared.clearCache(in: config.cacheDirectory.appendingPathComponent("accounts/bob"))
+        await NetworkAgent.shared.clearCache(in: config.cacheDirectory.appendingPathComponent("accounts/bob"))
         print("  bob signs out; his folder is deleted. Folders left: \(try accountFolders().joined(separator: ", ")).")
     }
 

@@ -103,13 +103,27 @@ extension BaseRequest {
         try NetworkAgent.shared.loadCache(self, allowingExpired: allowingExpired)
     }
 
-    /// Stores `response` as this request's cached entry; see ``NetworkAgent/saveCache(_:for:)``.
+    /// Stores `response` as this request's cached entry, on disk when it returns, blocking the
+    /// calling thread until then; see ``NetworkAgent/saveCache(_:for:)``.
+    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func saveCache(_ response: Response) throws(ErrandError) {
         try NetworkAgent.shared.saveCache(response, for: self)
     }
 
-    /// Deletes this request's cached entry.
+    /// Stores `response` as this request's cached entry, on disk when it returns, suspending
+    /// instead of blocking the calling thread.
+    public func saveCache(_ response: Response) async throws(ErrandError) {
+        try await NetworkAgent.shared.saveCache(response, for: self)
+    }
+
+    /// Deletes this request's cached entry, blocking the calling thread until the file is gone.
+    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func removeCache() throws(ErrandError) {
         try NetworkAgent.shared.removeCache(self)
+    }
+
+    /// Deletes this request's cached entry, suspending instead of blocking the calling thread.
+    public func removeCache() async throws(ErrandError) {
+        try await NetworkAgent.shared.removeCache(self)
     }
 }

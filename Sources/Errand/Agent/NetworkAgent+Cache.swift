@@ -87,32 +87,66 @@ extension NetworkAgent {
     /// Stores `response` as the cached entry of `request`, as if `request` had received it — for
     /// example to fill the entries of detail requests from one list response. Does nothing when
     /// `request` does not cache. Unlike the stores after a response, which go to disk in the
-    /// background, this one is on disk when it returns.
+    /// background, this one is on disk when it returns; it blocks the calling thread until then,
+    /// so `async` code calls the `async` overload instead.
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded;
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache
     ///   directory, or the entry cannot be written (a full disk, a cache folder that is a file).
+    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func saveCache(_ response: Response, for request: any BaseRequest) throws(ErrandError) {
         guard let settings = try CacheSettings(request: request, config: config) else { return }
         try pipeline.cache.storeNow(response, as: settings)
     }
 
-    /// Deletes the cached entry of `request`, from memory and disk.
+    /// Stores `response` as the cached entry of `request`, on disk when it returns; as the
+    /// synchronous ``saveCache(_:for:)``, but suspending instead of blocking the calling thread.
+    public func saveCache(_ response: Response, for request: any BaseRequest) async throws(ErrandError) {
+        guard let settings = try CacheSettings(request: request, config: config) else { return }
+        try await pipeline.cache.storeNow(response, as: settings)
+    }
+
+    /// Deletes the cached entry of `request`, from memory and disk, blocking the calling thread
+    /// until the file is gone (after any write of it still queued); `async` code calls the
+    /// `async` overload instead.
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
+    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func removeCache(_ request: any BaseRequest) throws(ErrandError) {
-        pipeline.cache.remove(try CacheKey(request: request, config: config))
+        pipeline.cache.apply(pipeline.cache.removal(of: try CacheKey(request: request, config: config)))
+    }
+
+    /// Deletes the cached entry of `request`, from memory and disk; as the synchronous
+    /// ``removeCache(_:)``, but suspending instead of blocking the calling thread.
+    public func removeCache(_ request: any BaseRequest) async throws(ErrandError) {
+        await pipeline.cache.apply(pipeline.cache.removal(of: try CacheKey(request: request, config: config)))
     }
 
     /// Deletes every cached entry under `directory` — one account's folder, say — or, by default,
-    /// under ``NetworkConfig/cacheDirectory``.
+    /// under ``NetworkConfig/cacheDirectory``, blocking the calling thread until the files are
+    /// gone; `async` code calls the `async` overload instead.
+    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func clearCache(in directory: URL? = nil) {
-        pipeline.cache.removeAll(under: directory ?? config.cacheDirectory)
+        pipeline.cache.apply(pipeline.cache.removal(under: directory ?? config.cacheDirectory))
     }
 
-    /// Blocks until every stored response is on disk. Stores are written in the background and
-    /// served from memory meanwhile; wait before exiting a process, or before another agent reads the files.
+    /// Deletes every cached entry under `directory`, by default ``NetworkConfig/cacheDirectory``;
+    /// as the synchronous ``clearCache(in:)``, but suspending instead of blocking the calling thread.
+    public func clearCache(in directory: URL? = nil) async {
+        await pipeline.cache.apply(pipeline.cache.removal(under: directory ?? config.cacheDirectory))
+    }
+
+    /// Blocks the calling thread until every stored response is on disk. Stores are written in
+    /// the background and served from memory meanwhile; wait before exiting a process, or before
+    /// another agent reads the files. `async` code calls the `async` overload instead.
+    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func waitForCacheWrites() {
-        pipeline.cache.flush()
+        pipeline.cache.apply(.flush)
+    }
+
+    /// Returns once every stored response is on disk; as the synchronous ``waitForCacheWrites()``,
+    /// but suspending instead of blocking the calling thread.
+    public func waitForCacheWrites() async {
+        await pipeline.cache.apply(.flush)
     }
 
     /// What cache-then-network shows first: the entry even if expired, never another version's or account's.

@@ -100,48 +100,60 @@ final class DiskCache: Sendable {
         }
     }
 
-    /// Waits until every queued write is on disk.
-    func flush() {
-        writer.sync {}
+    /// A change made after the writes already queued, which its caller waits for.
+    enum Change: Sendable {
+        /// Nothing: waiting for it waits until every queued write is on disk.
+        case flush
+        /// Delete one entry.
+        case remove(CacheKey)
+        /// Delete every entry under a directory.
+        case removeAll(under: URL)
+        /// Write an entry now.
+        case store(CacheEntry, CacheKey)
     }
 
-    /// Deletes one entry, after any write of it still queued.
-    func remove(_ key: CacheKey) {
-        writer.sync {
+    /// Makes `change` after the writes already queued, blocking the calling thread until it is done.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when an entry to store cannot be written.
+    func apply(_ change: Change) throws(ErrandError) {
+        try writer.sync { make(change) }.get()
+    }
+
+    /// Makes `change` after the writes already queued, suspending rather than blocking the caller.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when an entry to store cannot be written.
+    func apply(_ change: Change) async throws(ErrandError) {
+        try await withCheckedContinuation { continuation in
+            writer.async { continuation.resume(returning: self.make(change)) }
+        }.get()
+    }
+
+    /// Runs on `writer`.
+    private func make(_ change: Change) -> Result<Void, ErrandError> {
+        switch change {
+        case .flush:
+            break
+        case .remove(let key):
             state.withLock { state in
                 state.pending[key] = nil
                 forget(key.fileURL, in: &state)
             }
             try? FileManager.default.removeItem(at: key.fileURL)
-        }
-    }
-
-    /// Deletes every entry under `directory`, after the writes still queued.
-    func removeAll(under directory: URL) {
-        writer.sync {
+        case .removeAll(let directory):
             state.withLock { state in
                 state.pending = state.pending.filter { !$0.key.isStored(under: directory) }
                 state.indexes = state.indexes.filter { !CacheKey.path($0.key.path, isUnder: directory.path) }
             }
             try? FileManager.default.removeItem(at: directory)
-        }
-    }
-
-    /// Writes `entry` now, after the writes still queued.
-    /// - Throws: ``ErrandError/fileSystem(_:)`` when it cannot be written.
-    func storeNow(_ entry: CacheEntry, for key: CacheKey) throws(ErrandError) {
-        let result = writer.sync { () -> Result<Void, ErrandError> in
+        case .store(let entry, let key):
             do throws(ErrandError) {
                 try write(entry, to: key)
-                state.withLock { state in
-                    state.pending[key] = nil
-                }
-                return .success(())
             } catch {
                 return .failure(error)
             }
+            state.withLock { state in
+                state.pending[key] = nil
+            }
         }
-        try result.get()
+        return .success(())
     }
 
     /// Runs on `writer`. A failed write leaves the previous entry, or none; the cache is an

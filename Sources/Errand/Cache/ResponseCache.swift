@@ -66,8 +66,7 @@ final class ResponseCache: Sendable {
 
     /// Keeps `response` as the entry `settings` name: in memory at once, on disk shortly after.
     func store(_ response: Response, as settings: CacheSettings) {
-        let entry = CacheEntry(
-            response: response, settings: settings, appVersion: config.appVersion, storedAt: config.cacheClock())
+        let entry = entry(response, as: settings)
         memory.insert(entry, for: settings.key)
         disk.store(entry, for: settings.key)
     }
@@ -75,26 +74,43 @@ final class ResponseCache: Sendable {
     /// Keeps `response` as the entry `settings` name, on disk before it returns.
     /// - Throws: ``ErrandError/fileSystem(_:)`` when the entry cannot be written; memory keeps nothing then.
     func storeNow(_ response: Response, as settings: CacheSettings) throws(ErrandError) {
-        let entry = CacheEntry(
-            response: response, settings: settings, appVersion: config.appVersion, storedAt: config.cacheClock())
-        try disk.storeNow(entry, for: settings.key)
+        let entry = entry(response, as: settings)
+        try disk.apply(.store(entry, settings.key))
         memory.insert(entry, for: settings.key)
     }
 
-    func remove(_ key: CacheKey) {
-        memory.remove(key)
-        disk.remove(key)
+    /// ``storeNow(_:as:)`` for an `async` caller, whose thread it never blocks.
+    func storeNow(_ response: Response, as settings: CacheSettings) async throws(ErrandError) {
+        let entry = entry(response, as: settings)
+        try await disk.apply(.store(entry, settings.key))
+        memory.insert(entry, for: settings.key)
     }
 
-    func removeAll(under directory: URL) {
+    /// The change that deletes the entry `key` names, from memory at once.
+    func removal(of key: CacheKey) -> DiskCache.Change {
+        memory.remove(key)
+        return .remove(key)
+    }
+
+    /// The change that deletes every entry under `directory`, from memory at once.
+    func removal(under directory: URL) -> DiskCache.Change {
         let directory = directory.standardizedFileURL
         memory.removeAll(at: directory)
-        disk.removeAll(under: directory)
+        return .removeAll(under: directory)
     }
 
-    /// Waits until every stored entry is on disk.
-    func flush() {
-        disk.flush()
+    /// Makes `change` on disk after the writes already queued, blocking until it is done.
+    func apply(_ change: DiskCache.Change) {
+        try? disk.apply(change)
+    }
+
+    /// Makes `change` on disk after the writes already queued, suspending until it is done.
+    func apply(_ change: DiskCache.Change) async {
+        try? await disk.apply(change)
+    }
+
+    private func entry(_ response: Response, as settings: CacheSettings) -> CacheEntry {
+        CacheEntry(response: response, settings: settings, appVersion: config.appVersion, storedAt: config.cacheClock())
     }
 
     // MARK: Revalidation

@@ -1,19 +1,13 @@
 /// An object told when a chain started with ``ChainRequest/start(delegate:)`` finishes.
 ///
-/// Held weakly and released when the chain finishes; called on the main queue. Both methods
-/// have defaults, so a delegate implements only what it needs and the chain still ends.
+/// Held weakly and released when the chain finishes; called on the main queue. Neither method has
+/// a default, so a delegate ported with another name — YTKNetwork's
+/// `chainRequestFailed(_:failedBaseRequest:)`, say — fails to compile instead of never being called.
 @MainActor
 public protocol ChainRequestDelegate: AnyObject, Sendable {
-    /// Every step succeeded. Default: does nothing.
+    /// Every step succeeded.
     func chainRequestFinished(_ task: ChainTask)
     /// A step failed or the chain was cancelled; `task.failedTask` and `task.error` say which
-    /// and why. Default: does nothing.
+    /// and why.
     func chainRequestFailed(_ task: ChainTask)
-}
-
-extension ChainRequestDelegate {
-    /// Default: does nothing.
-    public func chainRequestFinished(_ task: ChainTask) {}
-    /// Default: does nothing.
-    public func chainRequestFailed(_ task: ChainTask) {}
 }

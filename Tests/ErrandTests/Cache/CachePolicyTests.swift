@@ -36,7 +36,7 @@ struct CachePolicyTests {
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent()
         let request = CachedRequest(url: "/status/503", cachePolicy: .offlineFallback)
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: request)
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: request)
         let task = await withCheckedContinuation { continuation in
             agent.startWithoutCache(
                 request, success: { continuation.resume(returning: $0) },
@@ -69,7 +69,7 @@ struct CachePolicyTests {
                 StopObserver { task in if !task.isDataFromCache { refreshed.record(task, succeeded: task.error == nil) }
                 }
             ])
-        try agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
+        try await agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
         fixture.clock.advance(by: 120)
 
         for _ in 0..<3 {
@@ -98,7 +98,7 @@ struct CachePolicyTests {
             $0.callbackQueue = DispatchQueue(label: "errand.cache-tests.concurrent", attributes: .concurrent)
         }
         let request = CachedRequest()
-        try agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
+        try await agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
         fixture.clock.advance(by: 120)  // expired entries are shown too, marked stale
 
         let log = EventLog()

@@ -86,7 +86,7 @@ struct CacheSemanticsTests {
             #expect(NSDictionary(dictionary: hitJSON).isEqual(to: originalJSON))
         }
         // And after a restart, from disk.
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         let restarted = fixture.makeAgent()
         let fromDisk = try restarted.loadCache(CachedRequest(url: "/anything/data", arguments: ["text": "ünïcødé ✓"]))
         let fromNetwork = try await agent.response(
@@ -110,7 +110,7 @@ struct CacheSemanticsTests {
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent { $0.appVersion = "1.0" }
         _ = try await agent.response(CachedRequest())
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         #expect(fixture.makeAgent { $0.appVersion = "1.0" }.cacheMissReason(CachedRequest()) == nil)
         #expect(fixture.makeAgent { $0.appVersion = "1.1" }.cacheMissReason(CachedRequest()) == .appVersionMismatch)
     }
@@ -126,7 +126,7 @@ struct CacheSemanticsTests {
         #expect(fromCache == [false, true, false, false, false, true])
         #expect(agent.cacheMissReason(CachedRequest(cacheSensitiveData: "A")) == .sensitiveDataMismatch)
         let file = try #require(fixture.entryFiles().first)
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         #expect(!String(decoding: try Data(contentsOf: file), as: UTF8.self).contains("\"B\""))
     }
 
@@ -134,7 +134,7 @@ struct CacheSemanticsTests {
         let fixture = try CacheFixture()
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent()
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest(cacheVersion: 1))
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest(cacheVersion: 1))
         fixture.clock.advance(by: 61)
         #expect(agent.cacheMissReason(CachedRequest(cacheVersion: 2)) == .expired)
     }
@@ -145,7 +145,7 @@ struct CacheSemanticsTests {
         let agent = fixture.makeAgent()
         let list = try await agent.response(CachedRequest(url: "/anything/items"))
         for id in 1...3 {
-            try agent.saveCache(list, for: CachedRequest(url: "/anything/items/\(id)"))
+            try await agent.saveCache(list, for: CachedRequest(url: "/anything/items/\(id)"))
         }
         for id in 1...3 {
             let item = try await agent.response(CachedRequest(url: "/anything/items/\(id)"))
@@ -154,7 +154,7 @@ struct CacheSemanticsTests {
         }
         #expect(agent.cacheMissReason(CachedRequest(url: "/anything/items/4")) == .missing)
         // A request that does not cache gets no entry.
-        try agent.saveCache(list, for: CachedRequest(url: "/anything/items/5", cacheTimeInSeconds: -1))
+        try await agent.saveCache(list, for: CachedRequest(url: "/anything/items/5", cacheTimeInSeconds: -1))
         #expect(agent.cacheMissReason(CachedRequest(url: "/anything/items/5")) == .missing)
     }
 
@@ -168,7 +168,7 @@ struct CacheSemanticsTests {
         #expect(try await !agent.response(request(token: "t1", page: 1)).isDataFromCache)
         #expect(try await agent.response(request(token: "t2", page: 1)).isDataFromCache)
         #expect(try await !agent.response(request(token: "t2", page: 2)).isDataFromCache)
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         #expect(fixture.entryFiles().count == 2)
     }
 
@@ -189,7 +189,7 @@ struct CacheSemanticsTests {
         let fixture = try CacheFixture()
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent()
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
         let other = fixture.makeAgent { $0.baseUrl = "http://other.invalid" }
         #expect(other.cacheMissReason(CachedRequest()) == .missing)
     }
@@ -199,10 +199,10 @@ struct CacheSemanticsTests {
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent()
         let english = CachedRequest(headers: ["Accept-Language": "en"])
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: english)
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: english)
         #expect(agent.cacheMissReason(CachedRequest(headers: ["Accept-Language": "fr"])) == nil)
         let varying = CachedRequest(headers: ["Accept-Language": "en"], cacheKeyHeaders: ["accept-language"])
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: varying)
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: varying)
         #expect(agent.cacheMissReason(varying) == nil)
         #expect(
             agent.cacheMissReason(
@@ -261,13 +261,13 @@ struct CacheSemanticsTests {
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent()
         let body = Response(statusCode: 200, data: Data("{}".utf8))
-        try agent.saveCache(body, for: CachedRequest(url: "/a"))
-        try agent.saveCache(body, for: CachedRequest(url: "/b"))
-        try agent.removeCache(CachedRequest(url: "/a"))
+        try await agent.saveCache(body, for: CachedRequest(url: "/a"))
+        try await agent.saveCache(body, for: CachedRequest(url: "/b"))
+        try await agent.removeCache(CachedRequest(url: "/a"))
         #expect(agent.cacheMissReason(CachedRequest(url: "/a")) == .missing)
         #expect(agent.cacheMissReason(CachedRequest(url: "/b")) == nil)
         #expect(fixture.entryFiles().count == 1)
-        agent.clearCache()
+        await agent.clearCache()
         #expect(agent.cacheMissReason(CachedRequest(url: "/b")) == .missing)
         #expect(fixture.entryFiles().isEmpty)
     }
@@ -283,6 +283,10 @@ final class RecordingDelegate: RequestDelegate {
         self.task = task
         waiter?.resume(returning: task)
         waiter = nil
+    }
+
+    func requestFailed(_ task: RequestTask) {
+        Issue.record("the request failed: \(String(describing: task.error))")
     }
 
     func finished() async -> RequestTask {

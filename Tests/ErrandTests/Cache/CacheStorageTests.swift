@@ -18,14 +18,14 @@ struct CacheStorageTests {
         let ann = fixture.makeAgent { $0.addCacheDirPathFilter(AccountFolder(account: "ann")) }
         let bob = fixture.makeAgent { $0.addCacheDirPathFilter(AccountFolder(account: "bob")) }
         _ = try await ann.response(CachedRequest())
-        ann.waitForCacheWrites()
+        await ann.waitForCacheWrites()
         let files = fixture.entryFiles()
         #expect(files.count == 1)
         #expect(files.first?.deletingLastPathComponent().path.hasSuffix("/accounts/ann") == true)
         #expect(bob.cacheMissReason(CachedRequest()) == .missing)
         #expect(try await !bob.response(CachedRequest()).isDataFromCache)
 
-        ann.clearCache(in: fixture.directory.appendingPathComponent("accounts/ann"))
+        await ann.clearCache(in: fixture.directory.appendingPathComponent("accounts/ann"))
         #expect(ann.cacheMissReason(CachedRequest()) == .missing)
         #expect(bob.cacheMissReason(CachedRequest()) == nil)
     }
@@ -34,8 +34,8 @@ struct CacheStorageTests {
         let fixture = try CacheFixture()
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent { $0.addCacheDirPathFilter(AccountFolder(account: "ann")) }
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
-        agent.waitForCacheWrites()
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+        await agent.waitForCacheWrites()
         let file = try #require(fixture.entryFiles().first)
         var path = file
         #expect(try permissions(of: path) == 0o600)
@@ -51,10 +51,10 @@ struct CacheStorageTests {
         let agent = fixture.makeAgent()
         let response = Response(statusCode: 201, headers: ["X-Kind": "saved"], data: Data("[1,2]".utf8))
         for index in 0..<50 {
-            try agent.saveCache(response, for: CachedRequest(url: "/n/\(index)"))
+            try await agent.saveCache(response, for: CachedRequest(url: "/n/\(index)"))
             #expect(try agent.loadCache(CachedRequest(url: "/n/\(index)")).statusCode == 201)
         }
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         let restarted = fixture.makeAgent()
         let loaded = try restarted.loadCache(CachedRequest(url: "/n/49"))
         #expect(loaded.statusCode == 201)
@@ -67,14 +67,14 @@ struct CacheStorageTests {
         let fixture = try CacheFixture()
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent()
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
-        agent.waitForCacheWrites()
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+        await agent.waitForCacheWrites()
         for file in fixture.entryFiles() { try FileManager.default.removeItem(at: file) }
         #expect(agent.cacheMissReason(CachedRequest()) == nil)
         #expect(fixture.makeAgent().cacheMissReason(CachedRequest()) == .missing)
         let withoutMemory = fixture.makeAgent { $0.memoryCacheSizeLimit = 0 }
-        try withoutMemory.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest(url: "/m"))
-        withoutMemory.waitForCacheWrites()
+        try await withoutMemory.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest(url: "/m"))
+        await withoutMemory.waitForCacheWrites()
         for file in fixture.entryFiles() { try FileManager.default.removeItem(at: file) }
         #expect(withoutMemory.cacheMissReason(CachedRequest(url: "/m")) == .missing)
     }
@@ -85,7 +85,7 @@ struct CacheStorageTests {
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent()
         _ = try await agent.response(CachedRequest())
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         let file = try #require(fixture.entryFiles().first)
         try corruption.apply(to: file)
 
@@ -118,12 +118,12 @@ struct CacheStorageTests {
         let agent = fixture.makeAgent { $0.cacheSizeLimit = 4 * (entrySize + 600) }
         let body = Response(statusCode: 200, data: Data(repeating: 0x61, count: entrySize))
         for name in ["a", "b", "c", "d"] {
-            try agent.saveCache(body, for: CachedRequest(url: "/\(name)"))
-            agent.waitForCacheWrites()
+            try await agent.saveCache(body, for: CachedRequest(url: "/\(name)"))
+            await agent.waitForCacheWrites()
         }
         _ = try agent.loadCache(CachedRequest(url: "/a"))  // a is now more recent than b
-        try agent.saveCache(body, for: CachedRequest(url: "/e"))
-        agent.waitForCacheWrites()
+        try await agent.saveCache(body, for: CachedRequest(url: "/e"))
+        await agent.waitForCacheWrites()
 
         #expect(agent.cacheMissReason(CachedRequest(url: "/b")) == .missing)
         for name in ["a", "c", "d", "e"] {
@@ -133,8 +133,8 @@ struct CacheStorageTests {
 
         // A new process orders by the files' dates and keeps to the limit as well.
         let restarted = fixture.makeAgent { $0.cacheSizeLimit = 2 * (entrySize + 600) }
-        try restarted.saveCache(body, for: CachedRequest(url: "/f"))
-        restarted.waitForCacheWrites()
+        try await restarted.saveCache(body, for: CachedRequest(url: "/f"))
+        await restarted.waitForCacheWrites()
         #expect(fixture.entryFiles().count == 2)
         #expect(restarted.cacheMissReason(CachedRequest(url: "/f")) == nil)
     }

@@ -26,7 +26,7 @@ struct OfflineModeTests {
         let request = CachedRequest(cacheTimeInSeconds: CacheLifetime.minute)
         let online = fixture.makeAgent()
         let original = try await online.response(request)
-        online.waitForCacheWrites()
+        await online.waitForCacheWrites()
         fixture.clock.advance(by: Double(CacheLifetime.day))
         server.stop()
 
@@ -87,7 +87,7 @@ struct OfflineModeTests {
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent(transport: transport)
         let request = CachedRequest(cachePolicy: .cacheOnly)
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: request)
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: request)
         fixture.clock.advance(by: Double(CacheLifetime.year))
 
         let task = await agent.finishedTask(request)
@@ -119,7 +119,7 @@ struct OfflineModeTests {
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent(transport: transport) { $0.isOffline = true }
         let stored = CachedRequest(cacheVersion: 1, cacheSensitiveData: "ann")
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: stored)
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: stored)
         fixture.clock.advance(by: 3600)
 
         #expect(await agent.finishedTask(stored).error == nil)
@@ -151,7 +151,7 @@ struct OfflineModeTests {
         #expect(dropped.error?.isTransport == true)
 
         // A new agent reads the file: nothing deleted it.
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         let relaunched = fixture.makeAgent(transport: transport) { $0.isOffline = true }
         let offline = try await relaunched.response(request)
         #expect(offline.data == Data(#"{"v":1}"#.utf8))
@@ -163,7 +163,7 @@ struct OfflineModeTests {
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent(transport: ManualTransport())
         let request = CachedRequest()
-        try agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
+        try await agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
         #expect(try agent.loadCache(request, allowingExpired: true).isStale == false)
 
         fixture.clock.advance(by: 120)
@@ -225,7 +225,7 @@ struct CacheURLFilterTests {
         agent.config.isOffline = true
         #expect(try await agent.response(request).data == first.data)
         #expect(server.receivedRequests(path: "/anything/filtered").count == 1)
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         #expect(fixture.entryFiles().count == 1)
     }
 }

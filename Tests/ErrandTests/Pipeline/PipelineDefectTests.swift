@@ -154,10 +154,10 @@ struct PipelineDefectTests {
         }
         let first = CachedRequest(arguments: ["account": "acct1"])
         let tenth = CachedRequest(arguments: ["account": "acct10"])
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: first)
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: tenth)
-        agent.waitForCacheWrites()
-        agent.clearCache(in: fixture.directory.appendingPathComponent("acct1"))
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: first)
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: tenth)
+        await agent.waitForCacheWrites()
+        await agent.clearCache(in: fixture.directory.appendingPathComponent("acct1"))
         #expect(agent.cacheMissReason(first) == .missing)
         // A new agent reads the disk only.
         let relaunched = fixture.makeAgent { $0.addCacheDirPathFilter(AccountFolder()) }

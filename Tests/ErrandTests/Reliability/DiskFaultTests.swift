@@ -38,7 +38,7 @@ struct DiskFaultTests {
         let task = await agent.finishedTask(CachedRequest(responseSerializerType: .data))
         #expect(task.error == nil)
         #expect(task.responseData == body)
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         expectFileSystemError(saveCacheError(agent), naming: cache.path)
         #expect(disk.files(under: cache).isEmpty, "no entry and no temporary file is left")
         // The memory layer may still serve it in this process; after a restart there is no entry.
@@ -55,7 +55,7 @@ struct DiskFaultTests {
         let task = await agent.finishedTask(CachedRequest())
         #expect(task.error == nil)
         #expect(task.responseStatusCode == 200)
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         expectFileSystemError(saveCacheError(agent), naming: disk.root.path)
     }
 

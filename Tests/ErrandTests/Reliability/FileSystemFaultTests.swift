@@ -26,12 +26,12 @@ struct FileSystemFaultTests {
         let task = await agent.finishedTask(CachedRequest())
         #expect(task.error == nil)
         #expect(task.responseStatusCode == 200)
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         #expect(throws: ErrandError.self) {
             try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
         }
         do {
-            try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+            try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
         } catch {
             guard case .fileSystem(let reason) = error else {
                 Issue.record("expected a file system error, got \(error)")
@@ -45,7 +45,7 @@ struct FileSystemFaultTests {
         let fixture = try CacheFixture(baseURL: "http://example.invalid")
         defer { fixture.removeDirectory() }
         let agent = fixture.makeAgent(transport: StubTransport { _ in Response(statusCode: 500) })
-        try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+        try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
         #expect(fixture.entryFiles().count == 1)
     }
 

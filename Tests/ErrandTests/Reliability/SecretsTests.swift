@@ -29,10 +29,10 @@ struct SecretsTests {
         let task = await agent.finishedTask(Profile())
         #expect(task.error == nil)
         // Stored as a server would set it: the cookie must not be kept.
-        try agent.saveCache(
+        try await agent.saveCache(
             Response(statusCode: 200, headers: ["Set-Cookie": "session=\(Self.secret)"], data: Data("{}".utf8)),
             for: CachedRequest(url: "/anything/cookie"))
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
 
         #expect(!DebugLog.line(for: task).contains(Self.secret))
         #expect(!task.description.contains(Self.secret))
@@ -80,7 +80,7 @@ struct SecretsTests {
             $0.addCacheDirPathFilter(Escaping(suffix: "/accounts/../accounts/ann"))
         }
         #expect(await agent.finishedTask(CachedRequest()).error == nil)
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
         #expect(fixture.entryFiles().allSatisfy { $0.path.contains("/accounts/ann/") })
     }
 

@@ -99,7 +99,7 @@ struct SoakTests {
         if let warm = residentAfterWarmUp[\.self], let residentAtEnd {
             #expect(residentAtEnd - warm < 64 * 1024, "resident memory grew by \((residentAtEnd - warm) / 1024) MiB")
         }
-        agent?.waitForCacheWrites()
+        await agent?.waitForCacheWrites()
         // The threads' closures hold the agent too: release them, so the agent and its transport go.
         workers = []
         agent = nil
@@ -139,7 +139,7 @@ struct SoakTests {
             let task = agent.start(request(index * 50 + index % 10, downloads: downloads).request)
             _ = try? await task.value
         }
-        agent.waitForCacheWrites()
+        await agent.waitForCacheWrites()
     }
 
     /// What each open descriptor is: a path, `socket:[…]`, `pipe:[…]`, `anon_inode:[…]`.
