@@ -41,7 +41,7 @@ struct AgentTests {
         #expect(transport.sentPaths == ["/blocker"])
         // Each finished request frees the one slot, and the next one starts on another thread.
         for index in 0..<6 {
-            guard let sent = transport.waitForSent(count: index + 1) else {
+            guard let sent = await transport.sent(count: index + 1) else {
                 Issue.record("request \(index + 1) was never sent")
                 return
             }
@@ -57,9 +57,9 @@ struct AgentTests {
         let callbacks = (0..<5).map { start(Request("/r\($0)")).1 }
         #expect(transport.sent.count == 3)
         transport.sent[0].respond()
-        #expect(transport.waitForSent(count: 4)?.count == 4)
+        #expect(await transport.sent(count: 4)?.count == 4)
         agent.maxConcurrentRequests = 5
-        #expect(transport.waitForSent(count: 5)?.count == 5)
+        #expect(await transport.sent(count: 5)?.count == 5)
         for sent in transport.sent.dropFirst() { sent.respond() }
         for callback in callbacks { #expect(await callback.outcome().succeeded) }
     }

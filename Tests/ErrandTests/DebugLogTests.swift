@@ -24,7 +24,7 @@ struct DebugLogTests {
         let transport = ManualTransport()
         let agent = NetworkAgent.testing(transport)
         let task = agent.start(Download(path: directory.appendingPathComponent("file.bin").path))
-        let sent = try #require(try await onOwnThread { transport.waitForSent(count: 1) })
+        let sent = try #require(await transport.sent(count: 1))
         sent[0].respond(
             status: 200, headers: ["Content-Length": "100000"], body: String(repeating: "x", count: 100_000))
         let response = try await task.value
@@ -38,7 +38,7 @@ struct DebugLogTests {
         let transport = ManualTransport()
         let agent = NetworkAgent.testing(transport)
         let task = agent.start(Page())
-        let sent = try #require(try await onOwnThread { transport.waitForSent(count: 1) })
+        let sent = try #require(await transport.sent(count: 1))
         sent[0].respond(status: 200, body: "<p>\nDown\r\nfor now</p>")
         _ = try? await task.value
         guard case .serialization(let reason) = task.error else {

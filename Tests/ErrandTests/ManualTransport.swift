@@ -52,8 +52,21 @@ final class ManualTransport: Transport, @unchecked Sendable {  // Sendable becau
         return _sent
     }
 
-    /// Blocks until `count` requests were sent, for a test acting on a callback thread; `nil`
-    /// after `timeout` seconds, so that a request that is never sent fails the test instead of hanging it.
+    /// The requests sent, once there are `count`; `nil` after `seconds` (widened under a
+    /// sanitizer), so that a request that is never sent fails the test instead of hanging it.
+    /// It suspends between looks, never holding a thread of the concurrency pool.
+    func sent(count: Int, within seconds: TimeInterval = 10) async -> [Sent]? {
+        let deadline = ContinuousClock.now + timingBound(.seconds(seconds))
+        while true {
+            let sent = self.sent
+            if sent.count >= count { return sent }
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Blocks until `count` requests were sent, for a test acting on a callback queue, which is
+    /// not the concurrency pool's; `nil` after `timeout` seconds, as ``sent(count:within:)``.
     func waitForSent(count: Int, timeout: TimeInterval = 10) -> [Sent]? {
         let deadline = Date() + timeout
         condition.lock()

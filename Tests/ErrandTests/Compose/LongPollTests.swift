@@ -115,6 +115,10 @@ struct LongPollTests {
                 if count == 6 { break }
             }
         }
+        // Whatever fails below, the loop must not outlive the test.
+        defer { consumer.cancel() }
+        // Events published before the first poll would come before the cursor the loop starts
+        // from, and never reach it: every step waits for the poll that must see them.
         try await eventually { polls >= 1 }
         fixture.server.publishLongPollEvents(["1", "2"])
         try await eventually { received.withLock { $0.count } == 2 }
@@ -130,6 +134,7 @@ struct LongPollTests {
         fixture.server.publishLongPollEvents(["4"])
         try await eventually { polls >= pollsBefore + 2 }
         fixture.server.publishLongPollEvents(["5", "6"])
+        try await eventually { received.withLock { $0.count } == 6 }
         try await consumer.value
 
         #expect(received.withLock { $0 } == ["1", "2", "3", "4", "5", "6"])

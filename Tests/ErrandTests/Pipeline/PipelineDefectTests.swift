@@ -37,8 +37,13 @@ struct PipelineDefectTests {
         let first = agent.start(AgentTests.Request("/first"))
         let second = agent.start(AgentTests.Request("/second"))
         // The transport completes the first request on its own queue, which frees the slot.
-        transportQueue.sync { transport.inner.sent[0].respond() }
-        guard let sent = transport.inner.waitForSent(count: 2) else {
+        await withCheckedContinuation { done in
+            transportQueue.async {
+                transport.inner.sent[0].respond()
+                done.resume()
+            }
+        }
+        guard let sent = await transport.inner.sent(count: 2) else {
             Issue.record("the queued request was never sent")
             return
         }

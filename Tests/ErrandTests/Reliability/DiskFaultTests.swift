@@ -27,7 +27,7 @@ struct DiskFaultTests {
     }
 
     @Test func aFullDiskStillDeliversTheResponseAndLeavesNoTornEntry() async throws {
-        let disk = try SmallDisk(kibibytes: 256)
+        let disk = try await SmallDisk.mount(kibibytes: 256)
         let cache = disk.root.appendingPathComponent("cache")
         try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
         try disk.fill()
@@ -48,7 +48,7 @@ struct DiskFaultTests {
     }
 
     @Test func aReadOnlyCacheFolderStillDeliversTheResponse() async throws {
-        let disk = try SmallDisk(kibibytes: 64, readOnly: true)
+        let disk = try await SmallDisk.mount(kibibytes: 64, readOnly: true)
         let agent = NetworkAgent.testing(StubTransport { _ in Response(statusCode: 200, data: Data("{}".utf8)) })
         agent.config.cacheDirectory = disk.root.appendingPathComponent("cache")
 
@@ -60,7 +60,7 @@ struct DiskFaultTests {
     }
 
     @Test func aReadOnlyDownloadFolderFailsWithAFileSystemError() async throws {
-        let disk = try SmallDisk(kibibytes: 64, readOnly: true)
+        let disk = try await SmallDisk.mount(kibibytes: 64, readOnly: true)
         let agent = NetworkAgent.testing(StubTransport { _ in Response(statusCode: 200, data: Data("abc".utf8)) })
         let target = disk.root.appendingPathComponent("file.bin").path
         let task = await agent.finishedTask(DownloadRequest(url: "/file.bin", resumableDownloadPath: target))
@@ -70,7 +70,7 @@ struct DiskFaultTests {
     @Test func aDownloadThatFillsTheDiskKeepsItsPartialAndResumesOnceThereIsRoom() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
-        let disk = try SmallDisk(kibibytes: 1024)
+        let disk = try await SmallDisk.mount(kibibytes: 1024)
         let size = 768 << 10
         try disk.fill(leaving: 256 << 10)
         let target = disk.root.appendingPathComponent("file.bin").path

@@ -60,7 +60,7 @@ struct FaultTests {
         #expect(
             after.error == nil, "the agent failed a healthy request after the fault: \(String(describing: after.error))"
         )
-        callbackQueue.sync {}
+        await withCheckedContinuation { done in callbackQueue.async { done.resume() } }
         #expect(callbacks[\.self] == 1, "\(request.url) called back \(callbacks[\.self]) times")
         return task
     }

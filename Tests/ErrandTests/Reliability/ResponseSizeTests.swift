@@ -32,7 +32,7 @@ struct ResponseSizeTests {
         let transport = ManualTransport()
         let agent = NetworkAgent.testing(transport)
         let task = agent.start(Big(url: "/endless", maximumResponseSize: 100_000))
-        guard let sent = transport.waitForSent(count: 1)?.first else {
+        guard let sent = await transport.sent(count: 1)?.first else {
             Issue.record("nothing was sent")
             return
         }

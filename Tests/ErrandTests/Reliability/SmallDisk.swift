@@ -1,3 +1,4 @@
+import ErrandScenarios
 import Foundation
 
 /// A file system of its own for disk-fault tests: a `tmpfs` of a few hundred KiB, mounted
@@ -8,14 +9,20 @@ final class SmallDisk: Sendable {
     /// Whether this process may mount a `tmpfs`; tried once.
     static let canMount: Bool = {
         guard let disk = try? SmallDisk(kibibytes: 16) else { return false }
-        disk.unmount()
+        unmount(disk.root)
         return true
     }()
 
     /// Where the file system is mounted.
     let root: URL
 
-    init(kibibytes: Int, readOnly: Bool = false) throws {
+    /// Mounts a file system of `kibibytes`; `mount` runs on a thread of its own, never one of the
+    /// concurrency pool's.
+    static func mount(kibibytes: Int, readOnly: Bool = false) async throws -> SmallDisk {
+        try await onOwnThread { try SmallDisk(kibibytes: kibibytes, readOnly: readOnly) }
+    }
+
+    private init(kibibytes: Int, readOnly: Bool = false) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("errand-small-disk-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         let options = (readOnly ? "ro," : "") + "size=\(kibibytes)k,mode=0700"
@@ -27,7 +34,8 @@ final class SmallDisk: Sendable {
         }
     }
 
-    deinit { unmount() }
+    // The last reference may go on a thread of the concurrency pool: unmount elsewhere.
+    deinit { Thread { [root] in Self.unmount(root) }.start() }
 
     /// Fills the disk up, leaving at most `free` bytes, with a file ``makeRoom()`` deletes.
     func fill(leaving free: Int = 0) throws {
@@ -72,7 +80,7 @@ final class SmallDisk: Sendable {
         }
     }
 
-    private func unmount() {
+    private static func unmount(_ root: URL) {
         _ = try? Command.run("/bin/umount", ["-l", root.path])
         try? FileManager.default.removeItem(at: root)
     }

@@ -27,14 +27,14 @@ struct CurlTLSTests {
     }
 
     @Test func aCertificateTheSystemDoesNotTrustIsRefused() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let outcome = try await send(server.baseURL + "/hello", through: CurlTransport())
         #expect(outcome.urlErrorCode == .serverCertificateUntrusted)
         #expect(outcome.headCount == 0)
     }
 
     @Test func aTrustedCertificateConnectsAndTheHandshakeIsTimed() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let outcome = try await send(server.baseURL + "/hello", through: try trusting(server))
         #expect(outcome.statusCode == 200)
         #expect(outcome.json["path"] as? String == "/hello")
@@ -44,7 +44,7 @@ struct CurlTLSTests {
     }
 
     @Test func aRedirectFromHTTPSToHTTPIsRefusedAndNeverSent() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let plain = try #require(loopbackServer, "the loopback server did not start")
         let marker = "/anything/downgrade-\(UUID().uuidString)"
         let target = (plain.baseURL + marker).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -59,7 +59,7 @@ struct CurlTLSTests {
     }
 
     @Test func aRedirectWithinHTTPSIsFollowed() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let target = (server.baseURL + "/landed").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let outcome = try await send(server.baseURL + "/to?url=" + target, through: try trusting(server))
         #expect(outcome.json["path"] as? String == "/landed")
@@ -67,14 +67,14 @@ struct CurlTLSTests {
     }
 
     @Test func aPinnedHostPresentingItsPinnedKeyConnects() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let transport = try trusting(server, pinning: ["127.0.0.1": [unrelatedPin, "sha256//" + server.publicKeyPin]])
         let outcome = try await send(server.baseURL + "/hello", through: transport)
         #expect(outcome.statusCode == 200)
     }
 
     @Test func aPinnedHostPresentingAnotherKeyIsRefusedBeforeAnythingIsSent() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let transport = try trusting(server, pinning: ["127.0.0.1": [unrelatedPin]])
         let outcome = try await send(server.baseURL + "/hello", through: transport)
         #expect(outcome.urlErrorCode == .serverCertificateUntrusted)
@@ -82,7 +82,7 @@ struct CurlTLSTests {
     }
 
     @Test func aRedirectToAPinnedHostIsCheckedAgainstItsPins() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let plain = try TestServer(host: "127.0.0.2")
         let target = (server.baseURL + "/hello").addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let transport = try trusting(server, pinning: ["127.0.0.1": [unrelatedPin]])
@@ -92,7 +92,7 @@ struct CurlTLSTests {
     }
 
     @Test func pinsForAnotherHostLeaveThisOneToTheSystemsValidation() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let transport = try trusting(server, pinning: ["api.example.com": [unrelatedPin]])
         let outcome = try await send(server.baseURL + "/hello", through: transport)
         #expect(outcome.statusCode == 200)
@@ -115,7 +115,7 @@ struct CurlTLSTests {
     }
 
     @Test func urlSessionTransportRefusesAPinnedHostItCannotCheck() async throws {
-        let server = try TLSTestServer()
+        let server = try await TLSTestServer.start()
         let transport = URLSessionTransport(
             serverTrust: try ServerTrust(pinnedPublicKeys: ["127.0.0.1": [server.publicKeyPin]]))
         let probe = TransportProbe()

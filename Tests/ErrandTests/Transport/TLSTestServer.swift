@@ -1,3 +1,4 @@
+import ErrandScenarios
 import Foundation
 
 /// An HTTPS server on 127.0.0.1 for TLS tests: Python's `http.server` behind `ssl`, with a
@@ -24,7 +25,13 @@ final class TLSTestServer: Sendable {
     /// Closing it ends the server: a signal may be ignored by a process started from the test runner.
     private let input = Pipe()
 
-    init() throws {
+    /// Starts a server: `openssl` and `python3` run on a thread of their own, never one of the
+    /// concurrency pool's, which a test waiting for them would otherwise hold.
+    static func start() async throws -> TLSTestServer {
+        try await onOwnThread { try TLSTestServer() }
+    }
+
+    private init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("errand-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificateFile = directory.appendingPathComponent("cert.pem").path
@@ -62,8 +69,11 @@ final class TLSTestServer: Sendable {
 
     deinit {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: directory)
+        // The last reference may go on a thread of the concurrency pool: wait for the exit elsewhere.
+        Thread { [process, directory] in
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: directory)
+        }.start()
     }
 
     private static let script = #"""
