@@ -90,11 +90,14 @@ final class TaskProgress: Sendable {
     /// A value computed elsewhere: upload progress, or a download's bytes on disk.
     func report(_ direction: Direction, _ progress: TransferProgress) {
         let reporter = state.withLock { state in
+            // Made before the new value is kept: a reporter made with it as its newest would take
+            // the report for a repeat and drop it, and a body sent in one piece would report nothing.
+            let reporter = Self.reporter(direction, in: &state, creating: false)
             switch direction {
             case .upload: state.latestUpload = progress
             case .download: state.latestDownload = progress
             }
-            return Self.reporter(direction, in: &state, creating: false)
+            return reporter
         }
         reporter?.report(progress)
     }
@@ -123,10 +126,10 @@ final class TaskProgress: Sendable {
 
     private func reportBody(_ update: (inout Body?) -> Void) {
         let report = state.withLock { state -> (ProgressReporter, TransferProgress)? in
+            // Made before the update, as in ``report(_:_:)``.
+            let reporter = Self.reporter(.download, in: &state, creating: false)
             update(&state.body)
-            guard let reporter = Self.reporter(.download, in: &state, creating: false),
-                let progress = state.body?.progress()
-            else { return nil }
+            guard let reporter, let progress = state.body?.progress() else { return nil }
             return (reporter, progress)
         }
         if let (reporter, progress) = report { reporter.report(progress) }

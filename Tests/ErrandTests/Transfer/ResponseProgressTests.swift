@@ -157,4 +157,22 @@ struct ResponseProgressDelegateTests {
         #expect(delegate.uploaded.last == TransferProgress(completedBytes: 1024, totalBytes: 1024))
         #expect(delegate.downloaded.last == TransferProgress(completedBytes: 2, totalBytes: 2))
     }
+
+    @Test func theDelegateIsToldTheFirstValueOfEachDirection() async throws {
+        let transport = ManualTransport()
+        let delegate = ProgressDelegate()
+        NetworkAgent.testing(transport).start(
+            UploadRequest(url: "/upload", uploadBody: .data(Data(count: 3000))), delegate: delegate)
+        let sent = try #require(await transport.sent(count: 1)?.first)
+        let mainQueueRan = { await withCheckedContinuation { done in DispatchQueue.main.async { done.resume() } } }
+        sent.events(.uploadProgress(bytesSent: 1000, totalBytes: 3000))
+        await mainQueueRan()
+        #expect(delegate.uploaded == [TransferProgress(completedBytes: 1000, totalBytes: 3000)])
+        sent.events(.responseHead(statusCode: 200, headers: ["Content-Length": "2"]))
+        await mainQueueRan()
+        #expect(delegate.downloaded == [TransferProgress(completedBytes: 0, totalBytes: 2)])
+        sent.events(.body(Data("{}".utf8)))
+        sent.events(.completed(nil))
+        #expect(await delegate.finished().error == nil)
+    }
 }
