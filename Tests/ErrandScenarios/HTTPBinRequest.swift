@@ -17,6 +17,7 @@ public struct HTTPBinRequest: BaseRequest {
     public var resumableDownloadProgress: (@Sendable (TransferProgress) -> Void)?
     public var constructingBody: (@Sendable (inout MultipartFormData) -> Void)?
     public var uploadBody: UploadBody?
+    public var uploadProgress: (@Sendable (TransferProgress) -> Void)?
 
     public init(_ url: String, method: HTTPMethod = .get, arguments: [String: any Sendable]? = nil) {
         self.url = url

@@ -16,6 +16,13 @@ extension Scenario {
             let args = response.object["args"] as? [String: String]
             #expect(args == ["plain": "value", "spaced": "a b", "symbols": "a&b=c+d/e?f", "ünï": "çødé"])
         },
+        Scenario("arguments added to a query that url already has are encoded once, brackets and all") { server in
+            let agent = server.makeAgent()
+            let brackets = try await agent.response(HTTPBinRequest("/anything?hd=[1]", arguments: ["+foo+": "+bar+"]))
+            #expect(brackets.object["args"] as? [String: String] == ["hd": "[1]", "+foo+": "+bar+"])
+            let filter = try await agent.response(HTTPBinRequest("/anything?filter[type]=book", arguments: ["q": "é"]))
+            #expect(filter.object["args"] as? [String: String] == ["filter[type]": "book", "q": "é"])
+        },
         Scenario("POST sends a form body") { server in
             let request = HTTPBinRequest(
                 "/post", method: .post, arguments: ["name": "Ann Lee", "level": 3, "note": "x+y=z&w"])

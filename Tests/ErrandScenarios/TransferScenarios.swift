@@ -38,6 +38,17 @@ extension Scenario {
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             #expect(leftovers == ["\(size)"])
         },
+        Scenario("An upload sent in one piece tells its progress closure it is complete") { server in
+            let log = ProgressLog()
+            var request = HTTPBinRequest("/put", method: .put)
+            request.uploadBody = .data(Data(repeating: UInt8(ascii: "e"), count: 57_000))
+            request.uploadProgress = { log.append($0) }
+            let agent = server.makeAgent()
+            _ = try await agent.response(request)
+            // Progress calls are queued on the callback queue; the response is not ordered with them.
+            await withCheckedContinuation { done in agent.config.callbackQueue.async { done.resume() } }
+            #expect(log.values.last == TransferProgress(completedBytes: 57_000, totalBytes: 57_000))
+        },
         Scenario("A multipart form with two files and fields is echoed exactly") { server in
             var request = HTTPBinRequest("/post", method: .post, arguments: ["title": "Holiday", "year": 2026])
             request.constructingBody = { form in

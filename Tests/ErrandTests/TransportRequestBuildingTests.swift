@@ -62,6 +62,14 @@ struct TransportRequestBuildingTests {
         #expect(built.url.absoluteString == "https://api.example.com/path?fixed=1&extra=2")
     }
 
+    /// RFC 3986 §2.4: the arguments' escapes are never escaped again, whatever `url` holds.
+    @Test func argumentsAddedToAQueryWithInvalidCharactersAreEncodedOnce() throws {
+        let brackets = try build(Request(url: "/anything?hd=[1]", arguments: ["+foo+": "+bar+"]))
+        #expect(brackets.url.absoluteString == "https://api.example.com/anything?hd=%5B1%5D&%2Bfoo%2B=%2Bbar%2B")
+        let filter = try build(Request(url: "/books?filter[type]=book", arguments: ["q": "é"]))
+        #expect(filter.url.absoluteString == "https://api.example.com/books?filter%5Btype%5D=book&q=%C3%A9")
+    }
+
     @Test(arguments: [HTTPMethod.post, .put, .patch])
     func bodyMethodsSendAFormBody(method: HTTPMethod) throws {
         let built = try build(Request(method: method, arguments: ["name": "Ann Lee", "n": 1.5, "ok": true]))

@@ -130,4 +130,28 @@ struct URLBuildingTests {
     @Test func relativeURLWithoutABaseIsInvalid() {
         #expect(throws: ErrandError.invalidURL("users")) { try build(Request(url: "users")) }
     }
+
+    /// What a URL may not hold is percent-encoded once, and an escape already there is kept.
+    @Test(arguments: [
+        ("/anything?hd=[1]", "https://api.example.com/anything?hd=%5B1%5D"),
+        ("/books?filter[type]=book", "https://api.example.com/books?filter%5Btype%5D=book"),
+        ("/a b/ü?q=é #top", "https://api.example.com/a%20b/%C3%BC?q=%C3%A9%20#top"),
+        ("/a%20b?x=%2F&y=%c3%a9", "https://api.example.com/a%20b?x=%2F&y=%c3%a9"),
+        ("/tags/a%2Fb?q=[x]", "https://api.example.com/tags/a%2Fb?q=%5Bx%5D"),
+        ("/rate?q=100%", "https://api.example.com/rate?q=100%25"),
+        ("/odd%zz", "https://api.example.com/odd%25zz"),
+        ("/page#one#two", "https://api.example.com/page#one%23two"),
+        ("./up?x=[1]", "https://api.example.com/v1/up?x=%5B1%5D"),
+        ("https://other.example.org/x?y=[2]", "https://other.example.org/x?y=%5B2%5D"),
+        ("http://[::1]:8080/a?x=[1]", "http://[::1]:8080/a?x=%5B1%5D"),
+    ])
+    func invalidCharactersAreEncodedOnce(url: String, expected: String) throws {
+        #expect(try build(Request(url: url), base: "https://api.example.com/v1/") == expected)
+    }
+
+    @Test func aFilterAppendingARawValueIsEncodedOnce() throws {
+        #expect(
+            try build(Request(url: "items"), base: "https://api.example.com", filters: [AppendQuery(pair: "sig=a b|c")])
+                == "https://api.example.com/items?sig=a%20b%7Cc")
+    }
 }

@@ -28,12 +28,14 @@ enum RequestURLBuilder {
     private static func urlString(for request: any BaseRequest, config: NetworkConfig) throws(ErrandError)
         -> String
     {
-        if hasAuthority(request.url) { return request.url }
-        if request.url.utf8.contains(UInt8(ascii: ":")), let url = URL(string: request.url), isAbsolute(url) {
-            return request.url
+        let url = encodingInvalidCharacters(request.url)
+        if hasAuthority(url) { return url }
+        if url.utf8.contains(UInt8(ascii: ":")), let parsed = URL(string: url), isAbsolute(parsed) {
+            return url
         }
-        let path = config.urlFilters.reduce(request.url) { $1.filterUrl($0, request: request) }
-        let base = baseURLString(for: request, config: config)
+        let filtered = config.urlFilters.reduce(request.url) { $1.filterUrl($0, request: request) }
+        let path = encodingInvalidCharacters(filtered)
+        let base = encodingInvalidCharacters(baseURLString(for: request, config: config))
         if let joined = joined(base, path) { return joined }
         let baseURL = URL(string: base.isEmpty || base.hasSuffix("/") ? base : base + "/")
         guard let resolved = URL(string: path, relativeTo: baseURL)?.absoluteURL, isAbsolute(resolved) else {
@@ -88,21 +90,69 @@ enum RequestURLBuilder {
 
     /// Whether `string` starts with `scheme://` and a non-empty authority.
     private static func hasAuthority(_ string: String) -> Bool {
-        var bytes = string.utf8.makeIterator()
-        guard let first = bytes.next(), first.isASCIILetter else { return false }
-        while let byte = bytes.next() {
+        authorityRange(of: string) != nil
+    }
+
+    /// Where the authority of `string` is, when it starts with `scheme://` and a non-empty authority.
+    private static func authorityRange(of string: String) -> Range<String.Index>? {
+        let utf8 = string.utf8
+        guard let first = utf8.first, first.isASCIILetter else { return nil }
+        var index = utf8.index(after: utf8.startIndex)
+        while index != utf8.endIndex {
+            let byte = utf8[index]
             if byte.isASCIILetter || (0x30...0x39).contains(byte) || byte == UInt8(ascii: "+")
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             {
+                index = utf8.index(after: index)
                 continue
             }
-            guard byte == UInt8(ascii: ":"), bytes.next() == UInt8(ascii: "/"), bytes.next() == UInt8(ascii: "/"),
-                let authorityStart = bytes.next()
-            else { return false }
-            return authorityStart != UInt8(ascii: "/") && authorityStart != UInt8(ascii: "?")
-                && authorityStart != UInt8(ascii: "#")
+            guard byte == UInt8(ascii: ":"), utf8[index...].starts(with: "://".utf8) else { return nil }
+            let start = utf8.index(index, offsetBy: 3)
+            let end =
+                utf8[start...].firstIndex {
+                    $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+                } ?? utf8.endIndex
+            return start < end ? start..<end : nil
         }
-        return false
+        return nil
+    }
+
+    /// `text` with every byte a URL may not hold where it stands percent-encoded, once: `%` only
+    /// where it does not start an escape, `[` and `]` outside the authority, a second `#`.
+    /// Foundation, given one such byte, encodes the whole string again, `%` included —
+    /// `hd=[1]&%2Bfoo%2B` became `hd=%5B1%5D&%252Bfoo%252B`, and the server read the key `%2Bfoo%2B`.
+    /// A text with nothing to encode is returned as it is, without copying.
+    static func encodingInvalidCharacters(_ text: String) -> String {
+        let utf8 = text.utf8
+        let authority = authorityRange(of: text)
+        var hasFragment = false
+        var encoded: [UInt8]?
+        var index = utf8.startIndex
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            let next = utf8.index(after: index)
+            let isValid: Bool
+            switch byte {
+            case UInt8(ascii: "#"):
+                isValid = !hasFragment
+                hasFragment = true
+            case UInt8(ascii: "["), UInt8(ascii: "]"):
+                isValid = authority?.contains(index) == true
+            case UInt8(ascii: "%"):
+                let escape = utf8[next...].prefix(2)
+                isValid = escape.count == 2 && escape.allSatisfy(\.isHexDigit)
+            default:
+                isValid = byte.isAllowedInURL
+            }
+            if !isValid, encoded == nil { encoded = Array(utf8[..<index]) }
+            if isValid {
+                encoded?.append(byte)
+            } else {
+                encoded?.append(contentsOf: [UInt8(ascii: "%"), .hexDigit(byte >> 4), .hexDigit(byte & 0xF)])
+            }
+            index = next
+        }
+        return encoded.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
 
     /// `query` added to `url`'s query, before any fragment.
@@ -135,5 +185,22 @@ enum RequestURLBuilder {
 extension UInt8 {
     fileprivate var isASCIILetter: Bool {
         (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
+    }
+
+    fileprivate var isHexDigit: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
+    }
+
+    /// Whether RFC 3986 allows the byte unescaped somewhere in a URL: unreserved, a delimiter
+    /// but the ones judged by position (`#`, `[`, `]`) and `%`.
+    fileprivate var isAllowedInURL: Bool {
+        isASCIILetter || (0x30...0x39).contains(self) || Self.allowedPunctuation.contains(self)
+    }
+
+    private static let allowedPunctuation = Set("-._~:/?@!$&'()*+,;=".utf8)
+
+    /// The uppercase hex digit of `value` (0–15), as RFC 3986 recommends for escapes.
+    fileprivate static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? 0x30 + value : 0x41 + value - 10
     }
 }

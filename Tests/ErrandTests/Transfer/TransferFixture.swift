@@ -93,25 +93,3 @@ struct TransferFixture {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
     }
 }
-
-/// Every progress value a transfer reported, in order.
-final class ProgressLog: @unchecked Sendable {  // Sendable because `lock` guards `values`.
-    private let lock = NSLock()
-    private var storage: [TransferProgress] = []
-
-    var values: [TransferProgress] {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
-    }
-
-    func append(_ progress: TransferProgress) {
-        lock.lock()
-        storage.append(progress)
-        lock.unlock()
-    }
-
-    var isMonotonic: Bool {
-        zip(values, values.dropFirst()).allSatisfy { $0.completedBytes <= $1.completedBytes }
-    }
-}
