@@ -16,10 +16,27 @@
 public final class AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Sendable {
     private struct State {
         var credential: A.Credential?
+        /// Counts changes of `credential`, so that a refresh starts only from the one still current.
+        var generation = 0
         var refresh: (id: Int, task: Task<A.Credential, any Error>)?
         var refreshCount = 0
         /// Why the current credential could not be refreshed; cleared by a new credential.
         var refreshFailure: ErrandError?
+
+        mutating func replaceCredential(with credential: A.Credential?) {
+            self.credential = credential
+            generation += 1
+        }
+    }
+
+    /// What a refused request does next, decided under the lock.
+    private enum NextStep {
+        case retry
+        case wait(Task<A.Credential, any Error>)
+        case fail(ErrandError)
+        case doNotRetry
+        /// The credential changed while the request compared it: compare again.
+        case lookAgain
     }
 
     private let authenticator: A
@@ -36,7 +53,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         get { state[\.credential] }
         set {
             state.withLock { state in
-                state.credential = newValue
+                state.replaceCredential(with: newValue)
                 state.refreshFailure = nil
             }
         }
@@ -57,21 +74,44 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         guard authenticator.isAuthenticationError(error, response: task.response), task.attemptCount <= 2,
             let sent = task.sentRequest
         else { return .doNotRetry }
-        let current: A.Credential
+        while true {
+            switch await nextStep(after: sent) {
+            case .retry: return .retry
+            case .doNotRetry: return .doNotRetry
+            case .fail(let error): return .fail(error)
+            case .lookAgain: continue
+            case .wait(let refresh):
+                do throws(ErrandError) {
+                    _ = try await Self.value(of: refresh)
+                    return .retry
+                } catch {
+                    return .fail(error)
+                }
+            }
+        }
+    }
+
+    /// Whether `sent`, refused, goes again as it is or after a refresh. A refresh starts only
+    /// from the credential that is still current, under the lock: one that another request's
+    /// refresh replaced meanwhile has had its refresh token spent, and refreshing it again would
+    /// fail and fail every later request with it.
+    private func nextStep(after sent: TransportRequest) async -> NextStep {
+        let current: (credential: A.Credential?, generation: Int)
         do throws(ErrandError) {
-            guard let usable = try await usableCredential() else { return .doNotRetry }
-            current = usable
+            _ = try await usableCredential()
+            current = state.withLock { ($0.credential, $0.generation) }
         } catch {
             return .fail(error)
         }
+        guard let credential = current.credential else { return .doNotRetry }
         var withCurrent = sent
-        authenticator.apply(current, to: &withCurrent)
+        authenticator.apply(credential, to: &withCurrent)
         guard withCurrent == sent else { return .retry }
-        do throws(ErrandError) {
-            _ = try await refreshed(from: current)
-            return .retry
-        } catch {
-            return .fail(error)
+        return state.withLock { state in
+            if let failure = state.refreshFailure { return .fail(failure) }
+            if let refresh = state.refresh { return .wait(refresh.task) }
+            guard state.generation == current.generation, let credential = state.credential else { return .lookAgain }
+            return .wait(startRefresh(of: credential, in: &state))
         }
     }
 
@@ -88,14 +128,6 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         }
         let (credential, refresh) = try found.get()
         guard let refresh else { return credential }
-        return try await Self.value(of: refresh)
-    }
-
-    /// The credential after refreshing `stale`: the running refresh's, or a new refresh's.
-    private func refreshed(from stale: A.Credential) async throws(ErrandError) -> A.Credential {
-        let refresh = state.withLock { state in
-            state.refresh?.task ?? startRefresh(of: stale, in: &state)
-        }
         return try await Self.value(of: refresh)
     }
 
@@ -122,7 +154,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
             guard state.refresh?.id == id else { return }
             state.refresh = nil
             switch outcome {
-            case .success(let credential): state.credential = credential
+            case .success(let credential): state.replaceCredential(with: credential)
             case .failure(let error): state.refreshFailure = error
             }
         }
