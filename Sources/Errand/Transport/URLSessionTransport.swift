@@ -82,6 +82,15 @@ public final class URLSessionTransport: Transport {
                 return events(.completed(refusal))
             }
             let request = hop.request
+            // FoundationNetworking neither reports a body file it cannot read nor ends the task:
+            // it would wait out the timeout. Checked here, it fails at once, naming the file.
+            if let file = request.bodyFileURL {
+                do throws(ErrandError) {
+                    _ = try UploadFile.size(of: file)
+                } catch {
+                    return events(.completed(error))
+                }
+            }
             let urlRequest = Self.urlRequest(for: request)
             // An upload task streams the file from disk; a body in `httpBody` would be read whole.
             let task =

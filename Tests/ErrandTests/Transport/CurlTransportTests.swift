@@ -75,6 +75,27 @@ struct CurlTransportTests {
         #expect(outcome.uploadProgress.last == Int64(body.count))
     }
 
+    /// A body file that opens but cannot be read — a directory here, a failing disk elsewhere —
+    /// fails the request with a file-system error naming it, never a `.cancelled` nobody asked for.
+    @Test(arguments: TransportKind.allCases)
+    func anUnreadableBodyFileIsAFileSystemErrorNamingIt(_ kind: TransportKind) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("errand-body-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var upload = try request("/upload", method: "PUT")
+        upload.bodyFileURL = directory
+        let probe = TransportProbe()
+        _ = probe.send(upload, through: kind.make())
+        let outcome = await probe.completion()
+        guard case .fileSystem(let reason) = outcome.error else {
+            Issue.record("expected a file system error, got \(String(describing: outcome.error))")
+            return
+        }
+        #expect(reason.contains(directory.path), "\(reason)")
+        #expect(outcome.completionCount == 1)
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aFileBodyIsStreamedFromDisk(_ kind: TransportKind) async throws {
         let content = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })

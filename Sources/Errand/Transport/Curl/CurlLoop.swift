@@ -94,7 +94,7 @@ final class CurlLoop {
         let metrics = transfer.metrics()
         remove(transfer)
         hop.mailbox.post(.metrics(metrics))
-        hop.mailbox.close(with: CurlErrorMapping.error(for: result, url: hop.request.url))
+        hop.mailbox.close(with: transfer.uploadFailure ?? CurlErrorMapping.error(for: result, url: hop.request.url))
     }
 
     /// Works out the next hop off the curl thread: cookie storage may write to disk.

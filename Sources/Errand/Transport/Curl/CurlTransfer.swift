@@ -24,6 +24,9 @@ final class CurlTransfer {
     private(set) var lastActivity = DispatchTime.now()
     /// Paused because the consumer is behind; the idle timeout does not run meanwhile.
     private(set) var isPausedForConsumer = false
+    /// Why the read callback aborted the transfer: libcurl reports only that a callback did,
+    /// which would read as a cancel.
+    private(set) var uploadFailure: ErrandError?
 
     /// Configures `easy` for `hop`.
     /// - Throws: ``ErrandError/fileSystem(_:)`` when the body file cannot be opened.
@@ -127,7 +130,14 @@ final class CurlTransfer {
 
     private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         lastActivity = .now()
-        guard let upload, let count = upload.read(into: buffer) else { return Int(ERRAND_CURL_READFUNC_ABORT) }
+        guard let upload else { return Int(ERRAND_CURL_READFUNC_ABORT) }
+        let count: Int
+        do throws(ErrandError) {
+            count = try upload.read(into: buffer)
+        } catch {
+            uploadFailure = error
+            return Int(ERRAND_CURL_READFUNC_ABORT)
+        }
         if count > 0 { hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.size)) }
         return count
     }

@@ -15,6 +15,8 @@ final class CurlUploadBody {
     }
 
     private let source: Source
+    /// Where a streamed body comes from; `nil` for a body in memory.
+    private let fileURL: URL?
     /// The body's length in bytes.
     let size: Int64
     /// Bytes handed to libcurl so far.
@@ -23,6 +25,7 @@ final class CurlUploadBody {
     /// The body in memory.
     init(data: Data) {
         source = .data(data)
+        fileURL = nil
         size = Int64(data.count)
     }
 
@@ -39,6 +42,7 @@ final class CurlUploadBody {
             throw .fileSystem("Cannot measure the upload body \(url.path): \(String(cString: strerror(errno)))")
         }
         source = .file(descriptor: descriptor)
+        fileURL = url
         size = Int64(status.st_size)
     }
 
@@ -46,8 +50,9 @@ final class CurlUploadBody {
         if case .file(let descriptor) = source { close(descriptor) }
     }
 
-    /// Copies the next bytes into `buffer`; returns how many, `0` at the end, `nil` when the file cannot be read.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    /// Copies the next bytes into `buffer` and returns how many, `0` at the end.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the file when it cannot be read.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(ErrandError) -> Int {
         let count: Int
         switch source {
         case .data(let data):
@@ -58,7 +63,10 @@ final class CurlUploadBody {
         case .file(let descriptor):
             guard let base = buffer.baseAddress else { return 0 }
             count = pread(descriptor, base, buffer.count, off_t(offset))
-            guard count >= 0 else { return nil }
+            guard count >= 0 else {
+                let path = fileURL?.path ?? "?"
+                throw .fileSystem("Cannot read the upload body \(path): \(String(cString: strerror(errno)))")
+            }
         }
         offset += Int64(count)
         return count
