@@ -36,6 +36,7 @@ static struct {
     int (*multi_poll)(void *, void *, unsigned, int, int *);
     int (*multi_wakeup)(void *);
     errand_curl_message *(*multi_info_read)(void *, int *);
+    const char *(*multi_strerror)(int);
 } curl;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -77,6 +78,8 @@ static void load(void) {
     ERRAND_LOAD(multi_poll, "curl_multi_poll")
     ERRAND_LOAD(multi_wakeup, "curl_multi_wakeup")
     ERRAND_LOAD(multi_info_read, "curl_multi_info_read")
+    // Only for messages: its absence does not make libcurl unusable.
+    *(void **)(&curl.multi_strerror) = dlsym(library, "curl_multi_strerror");
     // Not thread-safe in old versions, hence once, before any handle exists.
     loaded = curl.global_init(ERRAND_CURL_GLOBAL_ALL) == ERRAND_CURLE_OK;
 }
@@ -136,6 +139,7 @@ int errand_curl_multi_remove_handle(void *multi, void *easy) { return curl.multi
 int errand_curl_multi_perform(void *multi, int *running) { return curl.multi_perform(multi, running); }
 int errand_curl_multi_poll(void *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
 int errand_curl_multi_wakeup(void *multi) { return curl.multi_wakeup(multi); }
+const char *errand_curl_multi_strerror(int code) { return curl.multi_strerror ? curl.multi_strerror(code) : NULL; }
 
 int errand_curl_multi_next_done(void *multi, void **easy, int *result) {
     int queued = 0;

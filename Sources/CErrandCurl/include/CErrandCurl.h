@@ -61,6 +61,7 @@
 
 // CURLcode values Errand tells apart.
 #define ERRAND_CURLE_OK 0
+#define ERRAND_CURLM_OK 0
 #define ERRAND_CURLE_UNSUPPORTED_PROTOCOL 1
 #define ERRAND_CURLE_URL_MALFORMAT 3
 #define ERRAND_CURLE_COULDNT_RESOLVE_PROXY 5
@@ -119,6 +120,8 @@ int errand_curl_multi_remove_handle(void *multi, void *easy);
 int errand_curl_multi_perform(void *multi, int *running);
 int errand_curl_multi_poll(void *multi, int timeout_ms);
 int errand_curl_multi_wakeup(void *multi);
+/// libcurl's description of a `CURLMcode`, or NULL.
+const char *errand_curl_multi_strerror(int code);
 /// The next finished transfer, if any: 1 with `easy` and `result` set, else 0.
 int errand_curl_multi_next_done(void *multi, void **easy, int *result);
 

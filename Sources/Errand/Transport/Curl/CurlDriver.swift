@@ -25,13 +25,13 @@ final class CurlDriver: Sendable {
     private let requestsInFlight = Locked(0)
 
     /// Creates the multi handle and starts its thread; `nil` when libcurl is not available.
-    init?(cookies: CurlCookies, maximumConnectionsPerHost: Int) {
+    init?(cookies: CurlCookies, maximumConnectionsPerHost: Int, calls: CurlCalls) {
         guard CurlLibrary.isLoaded, let multi = errand_curl_multi_init() else { return nil }
         _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
         multiAddress = Int(bitPattern: multi)
         let thread = Thread { [self] in
             guard let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) else { return }
-            CurlLoop(driver: self, multi: multi, cookies: cookies).run()
+            CurlLoop(driver: self, multi: multi, cookies: cookies, calls: calls).run()
         }
         thread.name = "Errand.CurlTransport"
         thread.start()

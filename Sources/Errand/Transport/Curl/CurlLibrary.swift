@@ -17,6 +17,12 @@ enum CurlLibrary {
         return errand_curl_load() == 1
     }()
 
+    /// libcurl's one-line description of a `CURLMcode`, the result of a multi-handle call.
+    static func describeMulti(_ code: Int32) -> String {
+        guard isLoaded, let text = errand_curl_multi_strerror(code) else { return "libcurl multi error \(code)" }
+        return String(cString: text)
+    }
+
     /// libcurl's one-line description of a `CURLcode`.
     static func describe(_ code: Int32) -> String {
         guard isLoaded, let text = errand_curl_easy_strerror(code) else { return "libcurl error \(code)" }

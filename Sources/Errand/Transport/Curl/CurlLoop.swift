@@ -8,6 +8,7 @@ final class CurlLoop {
     private let driver: CurlDriver
     private let multi: UnsafeMutableRawPointer
     private let cookies: CurlCookies
+    private let calls: CurlCalls
     private let redirectPolicy = RedirectPolicy()
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var handlesByID: [Int: UnsafeMutableRawPointer] = [:]
@@ -20,10 +21,11 @@ final class CurlLoop {
     /// The longest the thread sleeps without a timeout due.
     private static let maximumPollMilliseconds = 1000
 
-    init(driver: CurlDriver, multi: UnsafeMutableRawPointer, cookies: CurlCookies) {
+    init(driver: CurlDriver, multi: UnsafeMutableRawPointer, cookies: CurlCookies, calls: CurlCalls) {
         self.driver = driver
         self.multi = multi
         self.cookies = cookies
+        self.calls = calls
     }
 
     func run() {
@@ -44,7 +46,7 @@ final class CurlLoop {
         switch command {
         case .start(let hop): start(hop)
         case .cancel(let id): transfer(id).map(remove)
-        case .resume(let id): transfer(id)?.resume()
+        case .resume(let id): transfer(id).map(resume)
         case .shutdown: isShuttingDown = true
         }
     }
@@ -70,9 +72,29 @@ final class CurlLoop {
             hop.mailbox.close(with: error)
             return
         }
+        let added = calls.addHandle(multi, easy)
+        guard added == ERRAND_CURLM_OK else {
+            recycle(easy)
+            let reason = "libcurl could not start the transfer: \(CurlLibrary.describeMulti(added))"
+            hop.mailbox.close(
+                with: .transport(
+                    URLError(
+                        .unknown,
+                        userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason])))
+            return
+        }
         transfers[easy] = transfer
         handlesByID[hop.id] = easy
-        _ = errand_curl_multi_add_handle(multi, easy)
+    }
+
+    /// Continues a transfer its consumer caught up with; one libcurl cannot continue ends now,
+    /// for paused it has no timeout that would end it.
+    private func resume(_ transfer: CurlTransfer) {
+        guard transfer.consumerCaughtUp() else { return }
+        let result = calls.pause(transfer.easy, ERRAND_CURLPAUSE_CONT)
+        guard result != ERRAND_CURLE_OK else { return }
+        remove(transfer)
+        transfer.hop.mailbox.close(with: CurlErrorMapping.error(for: result, url: transfer.hop.request.url))
     }
 
     private func collectFinished() {

@@ -43,7 +43,7 @@ final class CurlTransfer {
             upload =
                 ["POST", "PUT", "PATCH"].contains(request.method.uppercased()) ? CurlUploadBody(data: Data()) : nil
         }
-        configure()
+        try configure()
     }
 
     deinit {
@@ -62,12 +62,13 @@ final class CurlTransfer {
         }
     }
 
-    /// Continues after a pause for the consumer.
-    func resume() {
-        guard isPausedForConsumer else { return }
+    /// Notes that the consumer caught up after a pause; `false` when the transfer was not paused.
+    /// The caller then unpauses the handle.
+    func consumerCaughtUp() -> Bool {
+        guard isPausedForConsumer else { return false }
         isPausedForConsumer = false
         lastActivity = .now()
-        _ = errand_curl_easy_pause(easy, ERRAND_CURLPAUSE_CONT)
+        return true
     }
 
     /// Timings and protocol of the hop, read before the handle is reused.
@@ -149,7 +150,9 @@ final class CurlTransfer {
 
     // MARK: Configuration
 
-    private func configure() {
+    /// - Throws: ``ErrandError/transport(_:)`` when libcurl refuses an option that checks the
+    ///   server: a request is never sent with less checking than it asked for.
+    private func configure() throws(ErrandError) {
         let request = hop.request
         setLong(ERRAND_CURLOPT_NOSIGNAL, 1)
         setLong(ERRAND_CURLOPT_TCP_NODELAY, 1)
@@ -160,11 +163,12 @@ final class CurlTransfer {
         setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(CurlHop.timeout(request.timeoutInterval) * 1000))
         _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_URL, request.url.absoluteString)
         if let file = hop.certificateAuthorityFile {
-            _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CAINFO, file)
+            try require(errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CAINFO, file), "trusted certificates")
         }
         if let pins = hop.serverTrust.pins(for: request.url) {
             let pinned = pins.map { "sha256//" + $0 }.joined(separator: ";")
-            _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned)
+            try require(
+                errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned), "pinned public keys")
         }
         // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
         if request.headers.headerField("Range") == nil && request.headers.headerField("Accept-Encoding") != "identity" {
@@ -240,6 +244,16 @@ final class CurlTransfer {
             headerList = errand_curl_slist_append(headerList, line) ?? headerList
         }
         if let headerList { _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_HTTPHEADER, headerList) }
+    }
+
+    /// Throws unless `result`, of setting the option that checks `what`, is `CURLE_OK`.
+    private func require(_ result: Int32, _ what: String) throws(ErrandError) {
+        guard result != ERRAND_CURLE_OK else { return }
+        let reason = "libcurl cannot check \(what): \(CurlLibrary.describe(result))"
+        throw .transport(
+            URLError(
+                .secureConnectionFailed,
+                userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason]))
     }
 
     private func setLong(_ option: Int32, _ value: Int) {

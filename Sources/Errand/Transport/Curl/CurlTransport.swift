@@ -67,7 +67,7 @@ public final class CurlTransport: Transport {
     /// instead of the system's, for tests against a local TLS server.
     init(
         configuration: URLSessionConfiguration, bufferLimit: Int, serverTrust: ServerTrust = .system,
-        certificateAuthorityFile: String?
+        certificateAuthorityFile: String?, calls: CurlCalls = .libcurl
     ) {
         self.certificateAuthorityFile = certificateAuthorityFile
         self.serverTrust = serverTrust
@@ -78,7 +78,8 @@ public final class CurlTransport: Transport {
             headers[String(describing: name)] = String(describing: value)
         }
         additionalHeaders = headers
-        driver = CurlDriver(cookies: cookies, maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost)
+        driver = CurlDriver(
+            cookies: cookies, maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost, calls: calls)
     }
 
     deinit {
