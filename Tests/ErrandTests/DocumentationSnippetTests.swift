@@ -121,3 +121,30 @@ struct DocumentationSnippetTests {
         #expect(one.statusCode == 200 && two.statusCode == 200)
     }
 }
+
+/// A file URL in a fresh temporary folder that does not exist yet.
+private func missingFolder() -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("errand-snippets-\(UUID().uuidString)")
+}
+
+extension DocumentationSnippetTests {
+    /// From "Caching responses": the async overloads, picked by `await`.
+    @Test func signingOutClearsTheAccountsFolder() async throws {
+        struct FeedApi: BaseRequest {
+            var url: String { "/feed" }
+            var cacheTimeInSeconds: Int { 300 }
+        }
+        func signOut(agent: NetworkAgent, account: URL) async {
+            await agent.clearCache(in: account)
+            await agent.waitForCacheWrites()
+        }
+        let agent = agent { _ in Response(statusCode: 200, data: Data("{}".utf8)) }
+        agent.config.cacheDirectory = missingFolder()
+        defer { try? FileManager.default.removeItem(at: agent.config.cacheDirectory) }
+        _ = try await agent.response(FeedApi())
+        await agent.waitForCacheWrites()
+        #expect(try agent.loadCache(FeedApi()).isDataFromCache)
+        await signOut(agent: agent, account: agent.config.cacheDirectory)
+        #expect(throws: ErrandError.cacheMiss(.missing)) { try agent.loadCache(FeedApi()) }
+    }
+}
