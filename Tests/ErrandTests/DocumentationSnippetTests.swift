@@ -343,3 +343,29 @@ extension DocumentationSnippetTests {
         #expect(([.string, .number] as JSONValidator) == .array(.string))
     }
 }
+
+extension DocumentationSnippetTests {
+    /// From "Migrating from YTKNetwork": YTKNetwork's chainRequestFailed:failedBaseRequest:, ported.
+    final class PortedSignUpViewController: ChainRequestDelegate {
+        var message = ""
+
+        func chainRequestFinished(_ task: ChainTask) { message = "signed up" }
+
+        // YTKNetwork: - (void)chainRequestFailed:(YTKChainRequest *)chainRequest
+        //                       failedBaseRequest:(YTKBaseRequest *)request
+        func chainRequestFailed(_ task: ChainTask) {
+            let failed = task.failedTask  // nil when the chain was cancelled before a step failed
+            message = failed?.error?.description ?? "cancelled"
+        }
+    }
+
+    @Test @MainActor func aPortedChainDelegateFindsTheFailedStepOnTheTask() async throws {
+        let ported = PortedSignUpViewController()
+        var chain = ChainRequest(agent: agent { _ in Response(statusCode: 404) })
+        chain.add(LoginApi())
+        let task = chain.start(delegate: ported)
+        try await waitUntil { !ported.message.isEmpty }
+        #expect(ported.message == "Unacceptable HTTP status code 404")
+        #expect(task.failedTask?.error == .statusCode(404))
+    }
+}
