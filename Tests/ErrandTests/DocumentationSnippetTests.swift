@@ -422,3 +422,63 @@ extension DocumentationSnippetTests {
         #expect(await refreshes.count == 1)
     }
 }
+
+/// From "Concurrency": requests run together with their error type kept.
+@MainActor
+final class TogetherModel {
+    var names: [String] = []
+    var errorText: String?
+
+    func loadAsBatch(with agent: NetworkAgent) async {
+        typealias GetUserInfoApi = DocumentationSnippetTests.GetUserInfoApi
+        typealias User = DocumentationSnippetTests.User
+        do throws(ErrandError) {
+            let batch = BatchRequest(
+                requests: [GetUserInfoApi(userId: "1"), GetUserInfoApi(userId: "2")], agent: agent)
+            let responses = try await batch.responses()
+            names = try responses.map { response throws(ErrandError) in try response.decode(User.self).nick }
+        } catch {
+            errorText = error.description  // an ErrandError
+        }
+    }
+
+    func loadWithAsyncLet(with agent: NetworkAgent) async {
+        typealias GetUserInfoApi = DocumentationSnippetTests.GetUserInfoApi
+        typealias User = DocumentationSnippetTests.User
+        async let first = { () async -> Result<User, ErrandError> in
+            do throws(ErrandError) {
+                return .success(try await agent.decoded(GetUserInfoApi(userId: "1"), User.self))
+            } catch { return .failure(error) }
+        }()
+        async let second = { () async -> Result<User, ErrandError> in
+            do throws(ErrandError) {
+                return .success(try await agent.decoded(GetUserInfoApi(userId: "2"), User.self))
+            } catch { return .failure(error) }
+        }()
+        do throws(ErrandError) {
+            let (one, two) = await (first, second)
+            names = [try one.get().nick, try two.get().nick]
+        } catch {
+            errorText = error.description  // an ErrandError
+        }
+    }
+}
+
+extension DocumentationSnippetTests {
+    @Test @MainActor func asyncLetKeepsTheErrorTypeThroughABatchOrResults() async {
+        let agent = agent { request in
+            let id = request.url.query == "userId=1" ? "ann" : "bob"
+            return Response(statusCode: 200, data: Data(#"{"nick":"\#(id)","level":3}"#.utf8))
+        }
+        let batched = TogetherModel()
+        await batched.loadAsBatch(with: agent)
+        #expect(batched.names == ["ann", "bob"])
+        let paired = TogetherModel()
+        await paired.loadWithAsyncLet(with: agent)
+        #expect(paired.names == ["ann", "bob"])
+
+        let failing = TogetherModel()
+        await failing.loadWithAsyncLet(with: self.agent { _ in Response(statusCode: 404) })
+        #expect(failing.errorText == "Unacceptable HTTP status code 404")
+    }
+}
