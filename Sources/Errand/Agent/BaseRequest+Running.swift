@@ -104,7 +104,7 @@ extension BaseRequest {
     }
 
     /// Stores `response` as this request's cached entry, on disk when it returns, blocking the
-    /// calling thread until then; see ``NetworkAgent/saveCache(_:for:)``.
+    /// calling thread until then; see ``NetworkAgent/saveCache(_:for:)-4hf8j``.
     @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func saveCache(_ response: Response) throws(ErrandError) {
         try NetworkAgent.shared.saveCache(response, for: self)
