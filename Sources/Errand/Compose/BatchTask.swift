@@ -11,8 +11,6 @@ public final class BatchTask: RequestGroupTask {
         var isCancelled = false
         var isFinished = false
         var completion: GroupCompletion<BatchTask>?
-        var streams: [Int: AsyncStream<BatchProgress>.Continuation] = [:]
-        var nextStreamID = 0
     }
 
     private let agent: NetworkAgent
@@ -20,6 +18,7 @@ public final class BatchTask: RequestGroupTask {
     private let runsToEnd: Bool
     private let accessories: [any RequestGroupAccessory]
     private let progressClosure: (@Sendable (BatchProgress) -> Void)?
+    private let progressValues: NewestValueStreams<BatchProgress>
     private let state: Locked<State>
 
     init(
@@ -31,6 +30,7 @@ public final class BatchTask: RequestGroupTask {
         runsToEnd = batch.runsToEnd
         accessories = batch.accessories
         progressClosure = progress
+        progressValues = NewestValueStreams(newest: BatchProgress(finished: 0, total: batch.members.count))
         state = Locked(State(runs: Array(repeating: nil, count: batch.members.count), completion: completion))
     }
 
@@ -63,19 +63,7 @@ public final class BatchTask: RequestGroupTask {
     /// The batch's progress: starts with the current value, then one value per finished member
     /// (only the newest kept when the reader falls behind), and ends when the batch does.
     public var progressUpdates: AsyncStream<BatchProgress> {
-        let (stream, continuation) = AsyncStream<BatchProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let (id, current, isFinished) = state.withLock { state in
-            let id = state.nextStreamID
-            state.nextStreamID += 1
-            if !state.isFinished { state.streams[id] = continuation }
-            return (id, BatchProgress(finished: state.finishedCount, total: state.runs.count), state.isFinished)
-        }
-        continuation.yield(current)
-        if isFinished { continuation.finish() }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.streams.removeValue(forKey: id) }
-        }
-        return stream
+        progressValues.stream()
     }
 
     /// Stops every member, those not yet started included; the batch fails with
@@ -158,21 +146,18 @@ public final class BatchTask: RequestGroupTask {
     /// values never go backwards. Neither runs user code here.
     private func report(_ state: inout State) {
         let progress = BatchProgress(finished: state.finishedCount, total: state.runs.count)
-        state.streams.values.forEach { $0.yield(progress) }
+        progressValues.publish(progress)
         guard let progressClosure else { return }
         agent.config.callbackQueue.async { progressClosure(progress) }
     }
 
     private func finish() {
-        let (completion, streams) = state.withLock { state in
+        let completion = state.withLock { state in
             state.isFinished = true
-            defer {
-                state.completion = nil
-                state.streams = [:]
-            }
-            return (state.completion, Array(state.streams.values))
+            defer { state.completion = nil }
+            return state.completion
         }
-        streams.forEach { $0.finish() }
+        progressValues.finish()
         agent.groups.unregister(self)
         completion?.deliver(self, accessories: accessories, callbackQueue: agent.config.callbackQueue)
     }
