@@ -296,13 +296,15 @@ public final class RequestTask: Sendable {
         return received
     }
 
-    /// Keeps `stop`, which ends what the task now waits for, for ``cancel()``; `false` when the
-    /// task was cancelled or finished already: the caller stops the work itself.
-    func waits(stoppingWith stop: @escaping @Sendable () -> Void) -> Bool {
+    /// Starts what the task waits for between attempts — an adapt, a retry decision, a back-off —
+    /// and keeps what `start` returns to stop it, for ``cancel()``; does nothing when the task was
+    /// cancelled or finished. `start` runs under the task's lock: work that registers work of its
+    /// own, as a retry decision registers its back-off, can then only do so after this call, and
+    /// is never replaced by it.
+    func wait(for start: () -> @Sendable () -> Void) {
         state.withLock { state in
-            guard state.phase == .started, !state.isCancelled else { return false }
-            state.pendingWork = stop
-            return true
+            guard state.phase == .started, !state.isCancelled else { return }
+            state.pendingWork = start()
         }
     }
 

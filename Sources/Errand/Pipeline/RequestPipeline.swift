@@ -161,15 +161,17 @@ final class RequestPipeline: Sendable {
     private func enqueue(_ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest) {
         scheduler.enqueue(task, priority: plan.priority, bypassingLimit: plan.isInterceptorWork) { [self] in
             guard !plan.interceptors.isEmpty else { return send(task, plan, request, adapted: request) }
-            let adapting = Task { [self] in
-                do throws(ErrandError) {
-                    let adapted = try await plan.interceptors.adapt(request, for: task)
-                    send(task, plan, request, adapted: adapted)
-                } catch {
-                    finish(task, response: nil, error: error)
+            task.wait {
+                let adapting = Task { [self] in
+                    do throws(ErrandError) {
+                        let adapted = try await plan.interceptors.adapt(request, for: task)
+                        send(task, plan, request, adapted: adapted)
+                    } catch {
+                        finish(task, response: nil, error: error)
+                    }
                 }
+                return { adapting.cancel() }
             }
-            if !task.waits(stoppingWith: { adapting.cancel() }) { adapting.cancel() }
         }
     }
 
@@ -254,19 +256,22 @@ final class RequestPipeline: Sendable {
     private func decideRetry(
         _ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, response: Response?, error: ErrandError
     ) {
-        let deciding = Task { [self] in
-            switch await plan.interceptors.retry(task, dueTo: error) {
-            case .doNotRetry: conclude(task, plan, response: response, error: error)
-            case .fail(let replacement): conclude(task, plan, response: response, error: replacement)
-            case .retry: requeue(task, plan, request, response: response)
-            case .retryAfter(let seconds):
-                let stop = retryTimer.schedule(max(0, seconds)) { [self] in
-                    requeue(task, plan, request, response: response)
+        task.wait {
+            let deciding = Task { [self] in
+                switch await plan.interceptors.retry(task, dueTo: error) {
+                case .doNotRetry: conclude(task, plan, response: response, error: error)
+                case .fail(let replacement): conclude(task, plan, response: response, error: replacement)
+                case .retry: requeue(task, plan, request, response: response)
+                case .retryAfter(let seconds):
+                    task.wait {
+                        retryTimer.schedule(max(0, seconds)) { [self] in
+                            requeue(task, plan, request, response: response)
+                        }
+                    }
                 }
-                if !task.waits(stoppingWith: stop) { stop() }
             }
+            return { deciding.cancel() }
         }
-        if !task.waits(stoppingWith: { deciding.cancel() }) { deciding.cancel() }
     }
 
     /// Queues another attempt, unless the task was cancelled meanwhile.

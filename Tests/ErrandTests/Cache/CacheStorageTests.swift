@@ -73,7 +73,8 @@ struct CacheStorageTests {
         #expect(agent.cacheMissReason(CachedRequest()) == nil)
         #expect(fixture.makeAgent().cacheMissReason(CachedRequest()) == .missing)
         let withoutMemory = fixture.makeAgent { $0.memoryCacheSizeLimit = 0 }
-        try await withoutMemory.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest(url: "/m"))
+        try await withoutMemory.saveCache(
+            Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest(url: "/m"))
         await withoutMemory.waitForCacheWrites()
         for file in fixture.entryFiles() { try FileManager.default.removeItem(at: file) }
         #expect(withoutMemory.cacheMissReason(CachedRequest(url: "/m")) == .missing)

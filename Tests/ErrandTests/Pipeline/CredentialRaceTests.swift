@@ -80,7 +80,8 @@ struct CredentialRaceTests {
             guard application == 2, let refreshed = try? server.refresh("R1") else { return }
             interceptor.withLock { $0 }?.credential = refreshed
         }
-        let auth = AuthenticationInterceptor(authenticator: authenticator, credential: Pair(access: "A0", refresh: "R1"))
+        let auth = AuthenticationInterceptor(
+            authenticator: authenticator, credential: Pair(access: "A0", refresh: "R1"))
         interceptor.withLock { $0 = auth }
         let agent = NetworkAgent.testing(StubTransport { server.answer($0) })
         agent.config.addInterceptor(auth)

@@ -57,6 +57,9 @@ final class ManualRetryTimer: Sendable {
         }
     }
 
+    /// How many waits were asked for and neither run nor cancelled.
+    var pendingCount: Int { state.withLock { $0.waits.filter { !$0.cancelled }.count } }
+
     /// The delays asked for so far, in order.
     var requestedDelays: [TimeInterval] { state.withLock { $0.waits.map(\.seconds) } }
 

@@ -10,7 +10,9 @@ import Testing
 @Suite("Progress: never backwards")
 struct ProgressOrderTests {
     /// Runs `first` and `second` at once on two threads of their own, `rounds` times.
-    private func race(rounds: Int, _ first: @escaping @Sendable (Int) -> Void, _ second: @escaping @Sendable (Int) -> Void)
+    private func race(
+        rounds: Int, _ first: @escaping @Sendable (Int) -> Void, _ second: @escaping @Sendable (Int) -> Void
+    )
         async throws
     {
         try await onOwnThread {
