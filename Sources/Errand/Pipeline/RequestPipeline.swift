@@ -212,10 +212,8 @@ final class RequestPipeline: Sendable {
         }
         let transportTask: any TransportTask
         if plan.coalesces {
-            let call = coalescer.send(outgoing, events: events)
-            transportTask = call.task
-            // A caller that joined another's call uses no connection: its slot goes to the next.
-            if call.joined { scheduler.release(task) }
+            // A caller that joins another's call uses no connection: its slot goes to the next.
+            transportTask = coalescer.send(outgoing, joining: { scheduler.release(task) }, events: events)
         } else {
             transportTask = transport.send(outgoing, events: events)
         }

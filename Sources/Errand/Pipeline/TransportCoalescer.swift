@@ -76,13 +76,17 @@ final class TransportCoalescer: Sendable {
     }
 
     /// Sends `request`, or joins an identical call that has not yet reported anything.
-    /// - Returns: The caller's handle, and whether it joined a call another caller started.
-    func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
-        -> (task: any TransportTask, joined: Bool)
-    {
-        guard let key = Key(request) else { return (transport.send(request, events: events), false) }
+    /// - Parameter joining: Runs when the caller joins another's call, before any of that call's
+    ///   events can reach it: a caller gives up its slot there, so that an answer it retries at
+    ///   once cannot take a new slot that the caller would then give up instead.
+    /// - Returns: The caller's handle.
+    func send(
+        _ request: TransportRequest, joining: () -> Void, events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> any TransportTask {
+        guard let key = Key(request) else { return transport.send(request, events: events) }
         let (flight, id) = joinable.withLock { joinable -> (Flight, Int?) in
             if let flight = joinable[key] {
+                joining()
                 let id = flight.nextID
                 flight.nextID += 1
                 flight.callers.append((id, events))
@@ -92,14 +96,14 @@ final class TransportCoalescer: Sendable {
             joinable[key] = flight
             return (flight, nil)
         }
-        if let id { return (Call(coalescer: self, flight: flight, id: id), true) }
+        if let id { return Call(coalescer: self, flight: flight, id: id) }
         let transportTask = transport.send(request) { [self] event in fanOut(event, of: flight) }
         let abandoned = joinable.withLock { _ -> Bool in
             flight.transportTask = transportTask
             return flight.callers.isEmpty && !flight.isDone
         }
         if abandoned { transportTask.cancel() }  // Every caller cancelled before the call was under way.
-        return (Call(coalescer: self, flight: flight, id: 0), false)
+        return Call(coalescer: self, flight: flight, id: 0)
     }
 
     /// How many callers wait on calls that have not yet reported anything.
