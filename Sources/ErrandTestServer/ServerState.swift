@@ -13,6 +13,7 @@ import Foundation
 /// `stop()` can never shut down a descriptor number the kernel has already handed to someone else.
 final class ServerState: @unchecked Sendable {  // every `var` is read and written only while holding `condition`
     let listener: Int32
+    let host: String
     let port: UInt16
     /// Tokens, captchas and call counts of the request-pipeline endpoints.
     let pipeline = PipelineState()
@@ -22,6 +23,8 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     private let condition = NSCondition()
     private var stopped = false
     private var listenerClosed = false
+    /// Holds the port once the listener is closed, so that a stopped server refuses connections.
+    private var placeholder: Int32?
     private var connections: Set<Int32> = []
     private var currentDownloadVersion = 1
     private var recorded: [RecordedRequest] = []
@@ -29,9 +32,14 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     /// Enough for any one test's requests, small enough that a benchmark's millions cost nothing.
     static let maxRecordedRequests = 1000
 
-    init(listener: Int32, port: UInt16) {
+    init(listener: Int32, host: String, port: UInt16) {
         self.listener = listener
+        self.host = host
         self.port = port
+    }
+
+    deinit {
+        if let placeholder { close(placeholder) }
     }
 
     var isStopped: Bool {
@@ -81,6 +89,7 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
         if !listenerClosed {
             listenerClosed = true
             close(listener)
+            placeholder = Socket.makePlaceholder(host: host, port: port)
         }
         condition.broadcast()
     }

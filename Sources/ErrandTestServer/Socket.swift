@@ -57,6 +57,29 @@ enum Socket {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
+    /// A socket bound to `host`:`port` that never listens, so that a stopped server's port
+    /// refuses connections: while it is held, no other socket is given the port — not another
+    /// server's listener, nor a client's ephemeral port, which on loopback could even connect to
+    /// itself. `nil` when the port cannot be bound.
+    static func makePlaceholder(host: String, port: UInt16) -> Int32? {
+        let fd = socket(AF_INET, streamType, 0)
+        guard fd >= 0 else { return nil }
+        setCloseOnExec(fd)
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopbackAddress(host: host, port: port)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else {
+            close(fd)
+            return nil
+        }
+        return fd
+    }
+
     /// Waits for the next connection. `nil` means accept(2) failed; `errno` says why.
     static func accept(from listener: Int32) -> (descriptor: Int32, peerAddress: String)? {
         var address = sockaddr_in()

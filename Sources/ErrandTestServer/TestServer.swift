@@ -102,7 +102,7 @@ public final class TestServer: Sendable {
         let listener = try Socket.makeListener(host: host, port: port)
         self.host = host
         self.port = listener.port
-        state = ServerState(listener: listener.descriptor, port: listener.port)
+        state = ServerState(listener: listener.descriptor, host: host, port: listener.port)
 
         // The thread holds the state and router, never `self`, so dropping the server runs `deinit`.
         let thread = Thread { [state] in
@@ -113,7 +113,9 @@ public final class TestServer: Sendable {
     }
 
     /// Stops accepting, then shuts down every open connection so blocked reads and sleeping
-    /// handlers end now; clients see their connection closed. Safe to call more than once.
+    /// handlers end now; clients see their connection closed, and later ones refused, for as
+    /// long as the server object lives: its port is held, never handed to another socket.
+    /// Safe to call more than once.
     public func stop() {
         guard state.stop() else { return }
         Socket.poke(host: host, port: port)
