@@ -29,25 +29,12 @@ enum Socket {
 
     /// Opens a listening TCP socket on `host` (an IPv4 loopback address) and returns it with the port actually bound.
     static func makeListener(host: String = "127.0.0.1", port: UInt16) throws -> (descriptor: Int32, port: UInt16) {
-        let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { throw TestServerError("socket()", errno: errno) }
+        let fd = try bound(host: host, port: port)
         var succeeded = false
         defer { if !succeeded { close(fd) } }
-
-        setCloseOnExec(fd)
-        // Lets a test restart on a fixed port while old connections sit in TIME_WAIT.
-        var yes: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-
-        var address = loopbackAddress(host: host, port: port)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0 else { throw TestServerError("bind(\(host):\(port))", errno: errno) }
         guard listen(fd, SOMAXCONN) == 0 else { throw TestServerError("listen()", errno: errno) }
 
+        var address = loopbackAddress(host: host, port: port)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
@@ -57,14 +44,12 @@ enum Socket {
         return (fd, UInt16(bigEndian: address.sin_port))
     }
 
-    /// A socket bound to `host`:`port` that never listens, so that a stopped server's port
-    /// refuses connections: while it is held, no other socket is given the port — not another
-    /// server's listener, nor a client's ephemeral port, which on loopback could even connect to
-    /// itself. `nil` when the port cannot be bound.
-    static func makePlaceholder(host: String, port: UInt16) -> Int32? {
+    /// A TCP socket bound to `host`:`port`, not yet listening.
+    private static func bound(host: String, port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, streamType, 0)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else { throw TestServerError("socket()", errno: errno) }
         setCloseOnExec(fd)
+        // Lets a test restart on a fixed port while old connections sit in TIME_WAIT.
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
         var address = loopbackAddress(host: host, port: port)
@@ -74,10 +59,19 @@ enum Socket {
             }
         }
         guard bound == 0 else {
+            let error = TestServerError("bind(\(host):\(port))", errno: errno)
             close(fd)
-            return nil
+            throw error
         }
         return fd
+    }
+
+    /// A socket bound to `host`:`port` that never listens, so that a stopped server's port
+    /// refuses connections: while it is held, no other socket is given the port — not another
+    /// server's listener, nor a client's ephemeral port, which on loopback could even connect to
+    /// itself. `nil` when the port cannot be bound.
+    static func makePlaceholder(host: String, port: UInt16) -> Int32? {
+        try? bound(host: host, port: port)
     }
 
     /// Waits for the next connection. `nil` means accept(2) failed; `errno` says why.
