@@ -13,32 +13,47 @@ final class ProgressReporter: Sendable {
         let queue: DispatchQueue
     }
 
+    /// What a sink's calls need to know: whether one is queued, and the value it delivered last.
+    private struct SinkState {
+        var isQueued = false
+        var delivered: TransferProgress?
+    }
+
     private let values: NewestValueStreams<TransferProgress>
-    /// Per sink, whether a call is queued on its queue already.
-    private let queuedCalls: Locked<[Bool]>
+    private let sinkStates: Locked<[SinkState]>
     private let sinks: [Sink]
 
     /// `latest` is a value reported before anything listened, for a stream to start with.
     init(sinks: [Sink], latest: TransferProgress? = nil) {
         self.sinks = sinks
         values = NewestValueStreams(newest: latest)
-        queuedCalls = Locked(Array(repeating: false, count: sinks.count))
+        sinkStates = Locked(Array(repeating: SinkState(), count: sinks.count))
     }
 
     func report(_ progress: TransferProgress) {
         guard values.publish(progress) else { return }
-        let callsToQueue = queuedCalls.withLock { queued in
-            let idle = queued.indices.filter { !queued[$0] }
-            idle.forEach { queued[$0] = true }
+        let callsToQueue = sinkStates.withLock { states in
+            let idle = states.indices.filter { !states[$0].isQueued }
+            idle.forEach { states[$0].isQueued = true }
             return idle
         }
         for index in callsToQueue {
-            let sink = sinks[index]
-            sink.queue.async { [queuedCalls, values] in
-                queuedCalls.withLock { $0[index] = false }
-                if let newest = values.newest { sink.closure(newest) }
-            }
+            sinks[index].queue.async { [self] in call(index) }
         }
+    }
+
+    /// Calls sink `index` with the newest value, unless it had it already. The call is marked
+    /// unqueued before the value is read, so a value reported meanwhile queues another call rather
+    /// than being missed; that call then finds it delivered and does nothing.
+    private func call(_ index: Int) {
+        sinkStates.withLock { $0[index].isQueued = false }
+        guard let newest = values.newest else { return }
+        let isNew = sinkStates.withLock { states in
+            guard states[index].delivered != newest else { return false }
+            states[index].delivered = newest
+            return true
+        }
+        if isNew { sinks[index].closure(newest) }
     }
 
     /// A stream of this transfer's progress that starts with the newest value, if any, and ends

@@ -59,4 +59,21 @@ struct ProgressOrderTests {
         }
         #expect(disagreeing == 0, "\(disagreeing) of \(rounds) streams ended on another value than the newest")
     }
+
+    /// A closure is called with each value at most once, newest first, however reports and
+    /// its calls interleave.
+    @Test func aClosureNeverGetsTheSameValueTwice() async throws {
+        let queue = DispatchQueue(label: "errand.tests.progress")
+        let log = ProgressLog()
+        let reporter = ProgressReporter(sinks: [.init(closure: { log.append($0) }, queue: queue)])
+        try await onOwnThread {
+            for sent in 1...200_000 {
+                reporter.report(TransferProgress(completedBytes: Int64(sent), totalBytes: 200_000))
+            }
+        }
+        await withCheckedContinuation { done in queue.async { done.resume() } }
+        let values = log.values.map(\.completedBytes)
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "a value came twice or went back")
+        #expect(values.last == 200_000)
+    }
 }
