@@ -95,14 +95,14 @@ extension NetworkAgent {
     @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func saveCache(_ response: Response, for request: any BaseRequest) throws(ErrandError) {
         guard let settings = try CacheSettings(request: request, config: config) else { return }
-        try pipeline.cache.storeNow(response, as: settings)
+        try pipeline.cache.apply(pipeline.cache.storing(response, as: settings))
     }
 
     /// Stores `response` as the cached entry of `request`, on disk when it returns; as the
     /// synchronous ``saveCache(_:for:)``, but suspending instead of blocking the calling thread.
     public func saveCache(_ response: Response, for request: any BaseRequest) async throws(ErrandError) {
         guard let settings = try CacheSettings(request: request, config: config) else { return }
-        try await pipeline.cache.storeNow(response, as: settings)
+        try await pipeline.cache.apply(pipeline.cache.storing(response, as: settings))
     }
 
     /// Deletes the cached entry of `request`, from memory and disk, blocking the calling thread
@@ -112,13 +112,15 @@ extension NetworkAgent {
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
     @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func removeCache(_ request: any BaseRequest) throws(ErrandError) {
-        pipeline.cache.apply(pipeline.cache.removal(of: try CacheKey(request: request, config: config)))
+        let key = try CacheKey(request: request, config: config)
+        try? pipeline.cache.apply(.remove(key))
     }
 
     /// Deletes the cached entry of `request`, from memory and disk; as the synchronous
     /// ``removeCache(_:)``, but suspending instead of blocking the calling thread.
     public func removeCache(_ request: any BaseRequest) async throws(ErrandError) {
-        await pipeline.cache.apply(pipeline.cache.removal(of: try CacheKey(request: request, config: config)))
+        let key = try CacheKey(request: request, config: config)
+        try? await pipeline.cache.apply(.remove(key))
     }
 
     /// Deletes every cached entry under `directory` — one account's folder, say — or, by default,
@@ -126,13 +128,13 @@ extension NetworkAgent {
     /// gone; `async` code calls the `async` overload instead.
     @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func clearCache(in directory: URL? = nil) {
-        pipeline.cache.apply(pipeline.cache.removal(under: directory ?? config.cacheDirectory))
+        try? pipeline.cache.apply(.removeAll(under: directory ?? config.cacheDirectory))
     }
 
     /// Deletes every cached entry under `directory`, by default ``NetworkConfig/cacheDirectory``;
     /// as the synchronous ``clearCache(in:)``, but suspending instead of blocking the calling thread.
     public func clearCache(in directory: URL? = nil) async {
-        await pipeline.cache.apply(pipeline.cache.removal(under: directory ?? config.cacheDirectory))
+        try? await pipeline.cache.apply(.removeAll(under: directory ?? config.cacheDirectory))
     }
 
     /// Blocks the calling thread until every stored response is on disk. Stores are written in
@@ -140,13 +142,13 @@ extension NetworkAgent {
     /// another agent reads the files. `async` code calls the `async` overload instead.
     @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
     public func waitForCacheWrites() {
-        pipeline.cache.apply(.flush)
+        try? pipeline.cache.apply(.flush)
     }
 
     /// Returns once every stored response is on disk; as the synchronous ``waitForCacheWrites()``,
     /// but suspending instead of blocking the calling thread.
     public func waitForCacheWrites() async {
-        await pipeline.cache.apply(.flush)
+        try? await pipeline.cache.apply(.flush)
     }
 
     /// What cache-then-network shows first: the entry even if expired, never another version's or account's.

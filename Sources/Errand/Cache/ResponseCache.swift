@@ -71,42 +71,45 @@ final class ResponseCache: Sendable {
         disk.store(entry, for: settings.key)
     }
 
-    /// Keeps `response` as the entry `settings` name, on disk before it returns.
-    /// - Throws: ``ErrandError/fileSystem(_:)`` when the entry cannot be written; memory keeps nothing then.
-    func storeNow(_ response: Response, as settings: CacheSettings) throws(ErrandError) {
-        let entry = entry(response, as: settings)
-        try disk.apply(.store(entry, settings.key))
-        memory.insert(entry, for: settings.key)
+    /// The change that stores `response` as the entry `settings` name, for ``apply(_:)``.
+    func storing(_ response: Response, as settings: CacheSettings) -> DiskCache.Change {
+        .store(entry(response, as: settings), settings.key)
     }
 
-    /// ``storeNow(_:as:)`` for an `async` caller, whose thread it never blocks.
-    func storeNow(_ response: Response, as settings: CacheSettings) async throws(ErrandError) {
-        let entry = entry(response, as: settings)
-        try await disk.apply(.store(entry, settings.key))
-        memory.insert(entry, for: settings.key)
+    /// Makes `change` after the writes already queued, blocking the calling thread until it is
+    /// on disk. Memory forgets what it deletes at once, and keeps what it stores once written.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when an entry to store cannot be written; memory
+    ///   keeps nothing then.
+    func apply(_ change: DiskCache.Change) throws(ErrandError) {
+        let change = forgettingInMemory(change)
+        try disk.apply(change)
+        keepInMemory(change)
     }
 
-    /// The change that deletes the entry `key` names, from memory at once.
-    func removal(of key: CacheKey) -> DiskCache.Change {
-        memory.remove(key)
-        return .remove(key)
+    /// ``apply(_:)`` for an `async` caller, whose thread it never blocks.
+    func apply(_ change: DiskCache.Change) async throws(ErrandError) {
+        let change = forgettingInMemory(change)
+        try await disk.apply(change)
+        keepInMemory(change)
     }
 
-    /// The change that deletes every entry under `directory`, from memory at once.
-    func removal(under directory: URL) -> DiskCache.Change {
-        let directory = directory.standardizedFileURL
-        memory.removeAll(at: directory)
-        return .removeAll(under: directory)
+    /// `change`, with what it deletes already gone from memory.
+    private func forgettingInMemory(_ change: DiskCache.Change) -> DiskCache.Change {
+        switch change {
+        case .remove(let key):
+            memory.remove(key)
+            return change
+        case .removeAll(let directory):
+            let directory = directory.standardizedFileURL
+            memory.removeAll(at: directory)
+            return .removeAll(under: directory)
+        case .flush, .store:
+            return change
+        }
     }
 
-    /// Makes `change` on disk after the writes already queued, blocking until it is done.
-    func apply(_ change: DiskCache.Change) {
-        try? disk.apply(change)
-    }
-
-    /// Makes `change` on disk after the writes already queued, suspending until it is done.
-    func apply(_ change: DiskCache.Change) async {
-        try? await disk.apply(change)
+    private func keepInMemory(_ change: DiskCache.Change) {
+        if case .store(let entry, let key) = change { memory.insert(entry, for: key) }
     }
 
     private func entry(_ response: Response, as settings: CacheSettings) -> CacheEntry {

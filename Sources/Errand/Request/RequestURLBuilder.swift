@@ -28,10 +28,10 @@ enum RequestURLBuilder {
     private static func urlString(for request: any BaseRequest, config: NetworkConfig) throws(ErrandError)
         -> String
     {
-        let url = encodingInvalidCharacters(request.url)
-        if hasAuthority(url) { return url }
+        let url = request.url
+        if hasAuthority(url) { return encodingInvalidCharacters(url) }
         if url.utf8.contains(UInt8(ascii: ":")), let parsed = URL(string: url), isAbsolute(parsed) {
-            return url
+            return encodingInvalidCharacters(url)
         }
         let filtered = config.urlFilters.reduce(request.url) { $1.filterUrl($0, request: request) }
         let path = encodingInvalidCharacters(filtered)
