@@ -79,7 +79,7 @@ public struct Response: Sendable {
 
 extension DecodingError {
     /// One line naming what failed and where, instead of Foundation's nested dump.
-    fileprivate var summary: String {
+    var summary: String {
         func path(_ context: Context) -> String {
             "$" + context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         }
