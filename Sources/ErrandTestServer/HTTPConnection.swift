@@ -12,8 +12,9 @@ struct HTTPConnection: Sendable {
     /// How writing a response went.
     private enum Delivery {
         case complete
-        /// A streamed body stopped short of its `Content-Length`, or nothing was sent at all
-        /// (``HTTPResponse/dropConnection``), on purpose: end the connection.
+        /// A streamed body stopped short of its `Content-Length` or a chunked one ended without its
+        /// last chunk, or nothing was sent at all (``HTTPResponse/dropConnection``), on purpose:
+        /// end the connection.
         case cutShort
         case peerGone
         /// A raw writer asked for the connection to end with a reset: close it without a FIN first.
@@ -67,8 +68,15 @@ struct HTTPConnection: Sendable {
             }
 
             guard let (request, response) = exchange else { continue }
-            let keepAlive = request.wantsKeepAlive && !response.closesConnection && !server.isStopped
-            switch send(response, includeBody: request.method != "HEAD", keepAlive: keepAlive) {
+            // HTTP/1.0 has no chunked coding: a body of unknown length reaches such a client
+            // unframed, and only the close tells it where the body ends.
+            let chunkedAllowed = request.version != "HTTP/1.0"
+            let keepAlive =
+                request.wantsKeepAlive && !response.closesConnection && !server.isStopped
+                && (chunkedAllowed || response.contentLength != nil)
+            switch send(
+                response, includeBody: request.method != "HEAD", keepAlive: keepAlive, chunkedAllowed: chunkedAllowed)
+            {
             case .complete where keepAlive: continue
             case .complete, .cutShort: break serving
             case .peerGone, .reset:
@@ -84,7 +92,9 @@ struct HTTPConnection: Sendable {
 
     /// Writes the head and body; a small body goes out with the head in one send, a streamed
     /// one chunk by chunk as its producer makes it.
-    private func send(_ response: HTTPResponse, includeBody: Bool, keepAlive: Bool) -> Delivery {
+    private func send(
+        _ response: HTTPResponse, includeBody: Bool, keepAlive: Bool, chunkedAllowed: Bool = true
+    ) -> Delivery {
         guard !response.dropsConnection else { return .cutShort }
         if let writer = response.rawWriter {
             switch writer(RawConnection(descriptor: descriptor, server: server)) {
@@ -95,7 +105,7 @@ struct HTTPConnection: Sendable {
                 return .reset
             }
         }
-        var wire = response.head(keepAlive: keepAlive)
+        var wire = response.head(keepAlive: keepAlive, chunkedAllowed: chunkedAllowed)
         guard includeBody && response.allowsBody else {
             return Socket.sendAll(descriptor, wire) ? .complete : .peerGone
         }
@@ -117,6 +127,25 @@ struct HTTPConnection: Sendable {
             }
             guard delivered else { return .peerGone }
             return sent == length ? .complete : .cutShort
+
+        case .chunked(let producer):
+            guard Socket.sendAll(descriptor, wire) else { return .peerGone }
+            var delivered = true
+            let ending = producer { chunk in
+                guard delivered && !server.isStopped else { return false }
+                // An empty chunk would end the body; there is nothing to send anyway.
+                guard !chunk.isEmpty else { return true }
+                // Size line, bytes and CRLF in one send: with Nagle off, one segment per chunk.
+                let framed =
+                    chunkedAllowed
+                    ? Data((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Data("\r\n".utf8) : chunk
+                delivered = Socket.sendAll(descriptor, framed)
+                return delivered
+            }
+            guard delivered else { return .peerGone }
+            guard ending == .complete, !server.isStopped else { return .cutShort }
+            guard chunkedAllowed else { return .complete }
+            return Socket.sendAll(descriptor, Data("0\r\n\r\n".utf8)) ? .complete : .peerGone
         }
     }
 }

@@ -6,16 +6,34 @@ struct HTTPResponse: Sendable {
     /// `false` once the client is gone, and the producer should then return.
     typealias BodyProducer = @Sendable (_ write: (Data) -> Bool) -> Void
 
+    /// Writes a body of unknown length: each `write` goes out at once as one chunk of its own, so a
+    /// client sees every event as soon as it is written. `write` answers `false` once the client is
+    /// gone; the producer then returns, and what it returns says how the body ends.
+    typealias ChunkedBodyProducer = @Sendable (_ write: (Data) -> Bool) -> BodyEnding
+
+    /// How a chunked body ends once its producer returns.
+    enum BodyEnding: Sendable {
+        /// The last, empty chunk: the body is complete and the connection may be kept alive.
+        case complete
+        /// The connection closes without the last chunk, as when a server dies or a proxy drops a
+        /// stream: the client sees the body end early.
+        case drop
+    }
+
     enum Body: Sendable {
         case data(Data)
         /// `length` is announced as `Content-Length`; the producer generates the bytes as they are
         /// written, so a gigabyte body costs the server one chunk of memory. A producer that
         /// stops short of `length` makes the connection close mid-body.
         case stream(length: Int, producer: BodyProducer)
+        /// No length is announced: `Transfer-Encoding: chunked` (to an HTTP/1.0 client, the bytes
+        /// as they are and then the connection closes), for bodies that are produced as events
+        /// happen and may never end.
+        case chunked(producer: ChunkedBodyProducer)
     }
 
     var status: Int
-    /// Everything but `Content-Length` and `Connection`, which `head` writes itself.
+    /// Everything but `Content-Length`, `Transfer-Encoding` and `Connection`, which `head` writes itself.
     var headers: [HTTPHeader]
     var body: Body
     /// Set only on ``dropConnection``: the connection closes without anything being written.
@@ -35,10 +53,19 @@ struct HTTPResponse: Sendable {
         self.body = .stream(length: length, producer: producer)
     }
 
-    var contentLength: Int {
+    /// A chunked body of unknown length, sent as it is produced; see ``Body/chunked(producer:)``.
+    init(status: Int, headers: [HTTPHeader] = [], chunked producer: @escaping ChunkedBodyProducer) {
+        self.status = status
+        self.headers = headers
+        self.body = .chunked(producer: producer)
+    }
+
+    /// The length `head` announces; `nil` for a chunked body, whose length nobody knows in advance.
+    var contentLength: Int? {
         switch body {
         case .data(let data): data.count
         case .stream(let length, _): length
+        case .chunked: nil
         }
     }
 
@@ -53,14 +80,20 @@ struct HTTPResponse: Sendable {
         status < 200
     }
 
-    /// The status line and headers, framing headers included, up to the blank line.
-    func head(keepAlive: Bool) -> Data {
+    /// The status line and headers, framing headers included, up to the blank line. A body of
+    /// unknown length is announced as chunked when `chunkedAllowed` (the client speaks HTTP/1.1);
+    /// otherwise it has no framing header and ends when the connection closes.
+    func head(keepAlive: Bool, chunkedAllowed: Bool = true) -> Data {
         var head = "HTTP/1.1 \(status) \(Self.reasonPhrase(for: status))\r\n"
         for header in headers {
             head += "\(header.name): \(header.value)\r\n"
         }
         if allowsBody {
-            head += "Content-Length: \(contentLength)\r\n"
+            if let contentLength {
+                head += "Content-Length: \(contentLength)\r\n"
+            } else if chunkedAllowed {
+                head += "Transfer-Encoding: chunked\r\n"
+            }
         }
         head += keepAlive ? "Connection: keep-alive\r\n" : "Connection: close\r\n"
         head += "\r\n"
@@ -89,6 +122,19 @@ struct HTTPResponse: Sendable {
             return nil
         }
         if trailingNewline { data.append(0x0A) }
+        return data
+    }
+
+    /// `object` as one line of JSON and a newline, keys sorted, as a streamed JSON-lines body
+    /// (`/stream/{n}`) sends each item; `nil` when `object` cannot be JSON.
+    static func jsonLine(_ object: Any) -> Data? {
+        guard JSONSerialization.isValidJSONObject(object),
+            var data = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else {
+            return nil
+        }
+        data.append(0x0A)
         return data
     }
 

@@ -14,3 +14,19 @@ struct RouteContext {
         server.sleep(seconds: seconds)
     }
 }
+
+extension RouteContext {
+    /// The whole-number query parameter `name` (its last value): `.some(nil)` when it is absent,
+    /// `nil` when it is not a whole number within `range`, so that a typo fails loudly instead of
+    /// being ignored.
+    func queryInteger(_ name: String, in range: ClosedRange<Int>) -> Int?? {
+        guard let text = request.queryItems.last(where: { $0.name == name })?.value else { return .some(nil) }
+        guard let value = Int(text), range.contains(value) else { return nil }
+        return value
+    }
+
+    /// The last value of the query parameter `name`, decoded.
+    func query(_ name: String) -> String? {
+        request.queryItems.last { $0.name == name }?.value
+    }
+}

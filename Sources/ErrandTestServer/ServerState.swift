@@ -19,6 +19,8 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     let pipeline = PipelineState()
     /// Keys, cursor and events of the long-poll endpoints.
     let longPoll = LongPollState()
+    /// The API key and completion count of `/v1/chat/completions`.
+    let chat = ChatCompletionState()
 
     private let condition = NSCondition()
     private var stopped = false

@@ -75,10 +75,14 @@ import Foundation
 ///   ends; `redirect-loop`: a 302 to itself. Endless faults stop when the client hangs up, at
 ///   ``stop()``, or after 30 seconds. The Basic-auth 401 is httpbin's own `/basic-auth/{user}/{passwd}`.
 ///
+/// Streaming endpoints — Server-Sent Events, JSON lines, an OpenAI-style chat completion — are
+/// listed with their controls in `TestServer+Stream.swift`.
+///
 /// Connections are kept alive, each is served on its own thread, and request bodies may be
-/// sent with `Content-Length` or chunked. Responses always carry `Content-Length` (except
-/// where HTTP forbids a body: 1xx, 204, 304, and the `/fault/` answers, which write their own
-/// bytes). Every request is recorded (the last 1000) for
+/// sent with `Content-Length` or chunked. Responses carry `Content-Length` except where HTTP
+/// forbids a body (1xx, 204, 304), the `/fault/` answers, which write their own bytes, and the
+/// streaming endpoints, whose bodies are chunked (unframed and ended by the close to an HTTP/1.0
+/// client). Every request is recorded (the last 1000) for
 /// ``receivedRequests(path:)``.
 public final class TestServer: Sendable {
     /// The port the server listens on; the kernel's choice when `init` was given 0.
@@ -207,7 +211,7 @@ public final class TestServer: Sendable {
 
     private static let router = Router(
         routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
-            + FaultRoutes.all + LongPollRoutes.all)
+            + FaultRoutes.all + LongPollRoutes.all + StreamRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.
