@@ -64,6 +64,18 @@ extension BaseRequest {
         try await NetworkAgent.shared.response(self, ignoreCache: ignoreCache)
     }
 
+    /// Sends the request and returns its body as it arrives, once the head passed
+    /// ``statusCodeValidator(_:)``; see ``NetworkAgent/stream(_:)``.
+    ///
+    /// ```swift
+    /// for try await line in try await BuildLogApi(build: 42).stream().lines {
+    ///     print(line)
+    /// }
+    /// ```
+    public func stream() async throws(ErrandError) -> ResponseStream {
+        try await NetworkAgent.shared.stream(self)
+    }
+
     /// Sends the request and blocks until its response is there; see ``NetworkAgent/responseSync(_:ignoreCache:)``.
     @available(*, noasync, message: "In async code, use response(ignoreCache:)")
     public func responseSync(ignoreCache: Bool = false) throws(ErrandError) -> Response {

@@ -158,6 +158,7 @@ public final class RequestTask: Sendable {
         var deliveryPredecessor: DispatchGroup?
         var waiters: [CheckedContinuation<Result<Response, ErrandError>, Never>] = []
         var download: DownloadReceiver?
+        var stream: StreamReceiver?
         var temporaryFiles: [URL] = []
 
         var outcome: Result<Response, ErrandError> {
@@ -178,6 +179,12 @@ public final class RequestTask: Sendable {
     var download: DownloadReceiver? {
         get { state[\.download] }
         set { state[\.download] = newValue }
+    }
+
+    /// Where a streamed request's body goes; set before the first attempt.
+    var stream: StreamReceiver? {
+        get { state[\.stream] }
+        set { state[\.stream] = newValue }
     }
 
     /// Marks the task as started; `false` when it was cancelled first.

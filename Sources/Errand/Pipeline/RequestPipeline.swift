@@ -49,7 +49,7 @@ final class RequestPipeline: Sendable {
         guard task.start() else { return scheduler.finish(task) }
         let plan: RequestPlan
         do {
-            plan = try RequestPlan(task.request, config: config)
+            plan = try RequestPlan(task.request, config: config, streams: task.stream != nil)
         } catch {
             return finish(task, response: nil, error: error)
         }
@@ -178,17 +178,25 @@ final class RequestPipeline: Sendable {
     private func send(_ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, adapted: TransportRequest)
     {
         let download = task.download
+        let stream = task.stream
         let outgoing = download?.prepare(adapted) ?? adapted
         guard let attempt = task.beginAttempt(outgoing) else {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
+        // A stream's body goes to its consumer; what is kept of a rejected one, the receiver bounds.
+        let limit = stream == nil ? plan.maximumResponseSize : .max
         let events: @Sendable (TransportEvent) -> Void = { [self] event in
             // Before the outcome is delivered: a body file the transport no longer reads goes first.
             if case .completed = event { task.transportCompleted() }
-            switch download?.receive(event) ?? .record {
-            case .record:
-                switch task.record(event, of: attempt, limit: plan.maximumResponseSize) {
+            let disposition =
+                stream?.receive(event, task: task, rules: plan.rules, maximumEventSize: plan.maximumResponseSize)
+                ?? download?.receive(event) ?? .record(event)
+            switch disposition {
+            case .record(let event):
+                switch task.record(event, of: attempt, limit: limit) {
                 case .kept:
+                    // An open stream may last for hours: it does not keep a place in the queue.
+                    if case .responseHead = event, stream?.isStreaming == true { scheduler.release(task) }
                     guard case .completed(let error) = event else { return }
                     complete(task, attempt, plan, request, transportError: error)
                 case .stale:
@@ -217,6 +225,7 @@ final class RequestPipeline: Sendable {
         } else {
             transportTask = transport.send(outgoing, events: events)
         }
+        stream?.attach(transportTask)
         if !task.attach(transportTask, to: attempt) { transportTask.cancel() }
     }
 
@@ -229,15 +238,20 @@ final class RequestPipeline: Sendable {
         var response = task.endAttempt(attempt)
         // A download cancelled on the wire waits for its transport to stop; one that finished
         // meanwhile is still cancelled, and its partial, complete or not, is kept for the next start.
+        let bodyIsHandedOff = task.download?.isWriting ?? task.stream?.isStreaming ?? false
         var error =
             (task.isCancelled ? .cancelled : transportError) ?? response.map {
-                ResponseValidator.validate(
-                    $0, by: plan.rules, url: request.url, bodyIsOnDisk: task.download?.isWriting ?? false)
+                ResponseValidator.validate($0, by: plan.rules, url: request.url, bodyIsHandedOff: bodyIsHandedOff)
             } ?? .transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url]))
         if let download = task.download {
             (response, error) = download.conclude(response, error: error)
         }
-        if error == nil, let response {
+        // A stream's body was its consumer's: nothing is left for interceptors to judge, and
+        // once a byte was handed out, sending again would hand it out twice.
+        if task.stream?.hasHandedOutBody == true {
+            return conclude(task, plan, response: response, error: error)
+        }
+        if error == nil, let response, task.stream?.isStreaming != true {
             do throws(ErrandError) {
                 try plan.interceptors.validate(response, for: task)
             } catch let rejection {

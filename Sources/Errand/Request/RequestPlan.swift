@@ -17,18 +17,24 @@ struct RequestPlan: Sendable {
     let coalesces: Bool
     /// Whether only the cache may answer: ``NetworkConfig/isOffline`` or ``CachePolicy/cacheOnly``.
     let isOffline: Bool
+    /// Whether the body goes to a ``ResponseStream``: never cached, downloaded or shared.
+    let streams: Bool
 
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
-    init(_ request: any BaseRequest, config: NetworkConfig) throws(ErrandError) {
-        cache = try CacheSettings(request: request, config: config)
+    ///
+    /// A request that `streams` neither caches nor downloads to its `resumableDownloadPath`, and
+    /// each call has its own stream; its `maximumResponseSize` bounds one line or event.
+    init(_ request: any BaseRequest, config: NetworkConfig, streams: Bool = false) throws(ErrandError) {
+        cache = streams ? nil : try CacheSettings(request: request, config: config)
         rules = ResponseRules(request: request)
         interceptors = InterceptorChain(request: request, config: config)
-        downloadTarget = request.method == .get ? request.resumableDownloadPath : nil
+        downloadTarget = request.method == .get && !streams ? request.resumableDownloadPath : nil
         priority = request.priority
         maximumResponseSize = request.maximumResponseSize ?? config.maximumResponseSize
         isInterceptorWork = InterceptorScope.isActive
-        coalesces = request.coalescesDuplicates && downloadTarget == nil
-        isOffline = config.isOffline || request.cachePolicy == .cacheOnly
+        coalesces = request.coalescesDuplicates && downloadTarget == nil && !streams
+        isOffline = config.isOffline || (request.cachePolicy == .cacheOnly && !streams)
+        self.streams = streams
     }
 }

@@ -4,15 +4,15 @@ import Foundation
 /// pass `statusCodeValidator` — an HTML 404 is a `.statusCode(404)`, whatever its body — then the
 /// body must read as the response serializer type says, then the JSON must match `jsonValidator`.
 enum ResponseValidator {
-    /// The first rule `response` breaks; `nil` when it is a success. A body written to disk by a
-    /// download (`bodyIsOnDisk`) is never parsed.
-    static func validate(_ response: Response, by rules: ResponseRules, url: URL, bodyIsOnDisk: Bool = false)
+    /// The first rule `response` breaks; `nil` when it is a success. A body that went elsewhere
+    /// (`bodyIsHandedOff`) — to a download's file, to a stream's consumer — is never parsed.
+    static func validate(_ response: Response, by rules: ResponseRules, url: URL, bodyIsHandedOff: Bool = false)
         -> ErrandError?
     {
         guard rules.acceptsStatus(response.statusCode) else {
             return .statusCode(response.statusCode)
         }
-        guard !bodyIsOnDisk else { return nil }
+        guard !bodyIsHandedOff else { return nil }
         let json: Any?
         switch readBody(of: response, as: rules.serializer, url: url) {
         case .failure(let error): return error

@@ -4,18 +4,6 @@ import Foundation
 /// never into memory, an error's body stays in memory like any failed request's, and a partial
 /// that no longer matches the resource restarts the download from zero, once.
 final class DownloadReceiver: Sendable {
-    /// What the agent does with a transport event.
-    enum Step {
-        /// Keep it on the task as for any request.
-        case record
-        /// Already handled here.
-        case consumed
-        /// This attempt is abandoned: cancel it (on its head) and, once it completes, send again.
-        case restart
-        /// Writing to disk failed: end the request with this error.
-        case fail(ErrandError)
-    }
-
     let partial: PartialDownload
     private let progress: TaskProgress
     private let state = Locked(State())
@@ -43,14 +31,14 @@ final class DownloadReceiver: Sendable {
         return request
     }
 
-    func receive(_ event: TransportEvent) -> Step {
+    func receive(_ event: TransportEvent) -> EventDisposition {
         switch event {
         case .responseHead(let statusCode, let headers):
-            return begin(statusCode: statusCode, headers: headers)
+            return begin(event, statusCode: statusCode, headers: headers)
         case .body(let chunk):
             let (isWriting, isRestarting) = state.withLock { ($0.isWriting, $0.isRestarting) }
             if isRestarting { return .consumed }
-            guard isWriting else { return .record }
+            guard isWriting else { return .record(event) }
             do {
                 try partial.write(chunk)
             } catch {
@@ -59,13 +47,13 @@ final class DownloadReceiver: Sendable {
             reportProgress()
             return .consumed
         case .uploadProgress, .metrics:
-            return .record
+            return .record(event)
         case .completed:
             let wasRestarting = state.withLock { state in
                 defer { state.isRestarting = false }
                 return state.isRestarting
             }
-            return wasRestarting ? .restart : .record
+            return wasRestarting ? .restart : .record(event)
         }
     }
 
@@ -93,7 +81,7 @@ final class DownloadReceiver: Sendable {
         partial.suspend()
     }
 
-    private func begin(statusCode: Int, headers: [String: String]) -> Step {
+    private func begin(_ head: TransportEvent, statusCode: Int, headers: [String: String]) -> EventDisposition {
         let disposition: PartialDownload.Disposition
         do {
             disposition = try partial.begin(statusCode: statusCode, headers: headers)
@@ -104,9 +92,9 @@ final class DownloadReceiver: Sendable {
         case .writing:
             state.withLock { $0.isWriting = true }
             reportProgress()
-            return .record
+            return .record(head)
         case .notADownload:
-            return .record
+            return .record(head)
         case .restartWithoutRange:
             let mayRestart = state.withLock { state in
                 guard state.restartsLeft > 0 else { return false }

@@ -15,4 +15,17 @@ public protocol Transport: Sendable {
 public protocol TransportTask: Sendable {
     /// Stops the request; the transport then completes it with ``ErrandError/cancelled``.
     func cancel()
+    /// Asks the transport to stop reading the response body until ``resumeReceiving()``: the
+    /// consumer of a ``ResponseStream`` fell behind. Chunks already on their way may still
+    /// arrive. Default: nothing, for a transport that cannot pause.
+    func pauseReceiving()
+    /// Lets a transfer paused by ``pauseReceiving()`` read on. Default: nothing.
+    func resumeReceiving()
+}
+
+extension TransportTask {
+    /// Does nothing: this transport cannot pause a transfer.
+    public func pauseReceiving() {}
+    /// Does nothing: this transport cannot pause a transfer.
+    public func resumeReceiving() {}
 }

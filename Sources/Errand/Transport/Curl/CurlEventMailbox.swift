@@ -25,6 +25,8 @@ final class CurlEventMailbox: Sendable {
         var highWaterMark = 0
         /// The transfer paused itself and waits to be told to resume.
         var wantsResume = false
+        /// The consumer asked for no more body until it says so: it buffers what it was handed.
+        var isHeld = false
     }
 
     private let state: Locked<State>
@@ -54,7 +56,7 @@ final class CurlEventMailbox: Sendable {
     func postBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let accepted = state.withLock { state -> Bool in
             if state.isClosed { return true }
-            guard state.unconsumedBytes < pauseThreshold else {
+            guard state.unconsumedBytes < pauseThreshold, !state.isHeld else {
                 state.wantsResume = true
                 return false
             }
@@ -130,13 +132,28 @@ final class CurlEventMailbox: Sendable {
         }
     }
 
+    /// Holds the body back (`true`) until released (`false`), whatever the consumer has waiting:
+    /// the consumer keeps a buffer of its own, as a ``ResponseStream`` does.
+    func hold(_ isHeld: Bool) {
+        let resumeNow = state.withLock { state -> Bool in
+            state.isHeld = isHeld
+            return Self.takeResume(&state, pauseThreshold: pauseThreshold)
+        }
+        if resumeNow { resume() }
+    }
+
     private func consumed(_ count: Int) {
         let resumeNow = state.withLock { state -> Bool in
             state.unconsumedBytes -= count
-            guard state.wantsResume, state.unconsumedBytes <= pauseThreshold / 2 else { return false }
-            state.wantsResume = false
-            return true
+            return Self.takeResume(&state, pauseThreshold: pauseThreshold)
         }
         if resumeNow { resume() }
+    }
+
+    /// Whether a paused transfer may resume now; it then no longer waits to be told.
+    private static func takeResume(_ state: inout State, pauseThreshold: Int) -> Bool {
+        guard state.wantsResume, !state.isHeld, state.unconsumedBytes <= pauseThreshold / 2 else { return false }
+        state.wantsResume = false
+        return true
     }
 }

@@ -15,4 +15,15 @@ final class CurlTask: TransportTask {
         guard mailbox.close(with: .cancelled) else { return }
         driver?.submit(.cancel(id: id))
     }
+
+    /// Pauses the transfer at its next body chunk, from any thread: libcurl's write callback
+    /// declines it, and libcurl hands it back once resumed.
+    func pauseReceiving() {
+        mailbox.hold(true)
+    }
+
+    /// Resumes a transfer ``pauseReceiving()`` paused, from any thread.
+    func resumeReceiving() {
+        mailbox.hold(false)
+    }
 }

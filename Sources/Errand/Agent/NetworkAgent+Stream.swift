@@ -1,0 +1,39 @@
+import Foundation
+
+extension NetworkAgent {
+    /// Sends `request` and returns its body as a ``ResponseStream`` once the head is in: for
+    /// Server-Sent Events, NDJSON and bodies too large to hold.
+    ///
+    /// The request goes through the same stages as any other — URL building and filters,
+    /// interceptors' `adapt`, accessories, `description` — but never through the cache, and it is
+    /// neither coalesced nor downloaded to its `resumableDownloadPath`. It returns once
+    /// `statusCodeValidator` accepted the head; until a body byte reached the stream, a failed
+    /// attempt may be retried as the interceptors decide. An open stream does not count against
+    /// ``maxConcurrentRequests``.
+    ///
+    /// Cancelling the calling Swift task before the stream opens cancels the request; after,
+    /// cancelling the task that reads the stream does.
+    /// - Throws: ``ErrandError/statusCode(_:)`` for a rejected status — the task, which the
+    ///   request's ``BaseRequest/requestAccessories`` see, keeps the response with up to 64 KiB of
+    ///   its body — or any error a request can fail with before its response.
+    public func stream(_ request: any BaseRequest) async throws(ErrandError) -> ResponseStream {
+        let box = Locked<RequestTask?>(nil)
+        let opened = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<ResponseStream, ErrandError>, Never>) in
+                let receiver = StreamReceiver(bufferLimit: StreamReceiver.bufferLimit) {
+                    continuation.resume(returning: $0)
+                }
+                let task = pipeline.makeTask(request, completion: .continuation { receiver.finished($0) })
+                task.stream = receiver
+                box.withLock { $0 = task }
+                pipeline.start(task, readsCache: false)
+                if Task.isCancelled { task.cancel() }
+            }
+        } onCancel: {
+            // Only until it opens: the stream's reader decides after.
+            if let task = box.withLock({ $0 }), task.stream?.isOpen != true { task.cancel() }
+        }
+        return try opened.get()
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+extension ResponseStream {
+    /// The body as Server-Sent Events (`text/event-stream`), parsed by the WHATWG rules: `data`
+    /// over several lines, `event`, `id`, `retry`, comments, a leading byte order mark, and CR,
+    /// LF or CRLF line ends, split across chunks anywhere.
+    ///
+    /// An event the body cuts off before its blank line is dropped, as the rules say. A line or
+    /// an event's data longer than the request's `maximumResponseSize` throws
+    /// ``ErrandError/responseTooLarge(_:)`` and cancels the transfer. To reconnect after a drop
+    /// with `Last-Event-ID`, use ``EventSource``.
+    public var events: Events {
+        Events(stream: self)
+    }
+
+    /// The Server-Sent Events of a ``ResponseStream``; see ``ResponseStream/events``.
+    public struct Events: AsyncSequence, Sendable {
+        /// One event.
+        public typealias Element = ServerSentEvent
+        /// What iteration throws.
+        public typealias Failure = ErrandError
+
+        private let stream: ResponseStream
+
+        init(stream: ResponseStream) {
+            self.stream = stream
+        }
+
+        /// Reads the stream's body event by event; the stream is consumed once.
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(
+                events: DecodingIterator(
+                    stream: stream, decoder: ServerSentEventParser(maximumEventSize: stream.maximumLineSize)))
+        }
+
+        /// Reads a ``ResponseStream/Events`` sequence.
+        public struct Iterator: AsyncIteratorProtocol {
+            /// One event.
+            public typealias Element = ServerSentEvent
+            /// What iteration throws.
+            public typealias Failure = ErrandError
+
+            private var events: DecodingIterator<ServerSentEventParser>
+
+            init(events: DecodingIterator<ServerSentEventParser>) {
+                self.events = events
+            }
+
+            /// The last event ID as of the last event: carried over from event to event, `""` at first.
+            var lastEventID: String { events.decoder.lastEventID }
+
+            /// The reconnection time the stream asked for with `retry`, in milliseconds.
+            var reconnectionTime: Int? { events.decoder.reconnectionTime }
+
+            /// The next event, or `nil` at the end of the body.
+            public mutating func next() async throws(ErrandError) -> ServerSentEvent? {
+                try await events.next()
+            }
+
+            /// The next event, or `nil` at the end of the body.
+            @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *)
+            public mutating func next(isolation actor: isolated (any Actor)?) async throws(ErrandError)
+                -> ServerSentEvent?
+            {
+                try await events.next(isolation: actor)
+            }
+        }
+    }
+}

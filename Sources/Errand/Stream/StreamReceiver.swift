@@ -1,0 +1,117 @@
+import Foundation
+
+/// Steers one streamed request's events: a head its `statusCodeValidator` accepts opens the
+/// ``ResponseStream`` for the caller, and the body then goes to the stream's consumer as it
+/// arrives; a rejected response keeps the start of its body on the task, as any failed request.
+final class StreamReceiver: Sendable {
+    /// Opens the stream for the caller of `stream()`, or tells it why it could not be opened.
+    typealias Opener = @Sendable (Result<ResponseStream, ErrandError>) -> Void
+
+    private struct State {
+        var opener: Opener?
+        /// Whether this attempt's head was accepted, so that its body is the consumer's.
+        var isStreaming = false
+        /// Bytes of a rejected response's body kept on the task.
+        var keptBytes = 0
+        var receivedBytes = 0
+    }
+
+    /// The most bytes of a rejected response's body the task keeps, for the caller to read why.
+    static let keptErrorBodySize = 64 << 10
+    /// Bytes held ahead of a stream's consumer before its transfer pauses.
+    static let bufferLimit = 1 << 20
+
+    let buffer: StreamBuffer
+    private let state: Locked<State>
+    /// The attempt on the wire, which the buffer pauses and resumes.
+    private let transportTask: Locked<(any TransportTask)?>
+
+    /// - Parameters:
+    ///   - bufferLimit: Bytes held ahead of the consumer before the transfer pauses.
+    ///   - opened: Called once: with the stream when a head is accepted, or with the error when
+    ///     the request ended before one was.
+    init(bufferLimit: Int, opened: @escaping Opener) {
+        let transportTask = Locked<(any TransportTask)?>(nil)
+        self.transportTask = transportTask
+        state = Locked(State(opener: opened))
+        buffer = StreamBuffer(limit: bufferLimit) { pause in
+            let task = transportTask[\.self]
+            if pause { task?.pauseReceiving() } else { task?.resumeReceiving() }
+        }
+    }
+
+    /// Whether the current attempt's body goes to the consumer: it is then neither kept nor parsed.
+    var isStreaming: Bool { state[\.isStreaming] }
+
+    /// Whether the stream was handed to the caller, or the request ended before it could be.
+    var isOpen: Bool { state.withLock { $0.opener == nil } }
+
+    /// Whether the consumer may already have seen body bytes: the request is then not retried.
+    var hasHandedOutBody: Bool { buffer.hasReceivedBody }
+
+    /// Keeps the transport task of a new attempt, for the buffer to pause.
+    func attach(_ transportTask: any TransportTask) {
+        self.transportTask[\.self] = transportTask
+    }
+
+    /// Takes one event of `task`'s current attempt; `rules` judge its head, and
+    /// `maximumEventSize` bounds one line or event of the stream that opens.
+    func receive(
+        _ event: TransportEvent, task: RequestTask, rules: ResponseRules, maximumEventSize: Int
+    ) -> EventDisposition {
+        switch event {
+        case .responseHead(let statusCode, let headers):
+            let accepted = rules.acceptsStatus(statusCode)
+            let opener = state.withLock { state -> Opener? in
+                state.isStreaming = accepted
+                state.keptBytes = 0
+                guard accepted else { return nil }
+                defer { state.opener = nil }
+                return state.opener
+            }
+            let head = Response(statusCode: statusCode, headers: headers, data: Data())
+            opener?(
+                .success(ResponseStream(response: head, task: task, buffer: buffer, maximumLineSize: maximumEventSize)))
+            return .record(event)
+        case .body(let chunk):
+            let (streaming, kept, received) = state.withLock { state -> (Bool, Int, Int) in
+                if state.isStreaming {
+                    state.receivedBytes += chunk.count
+                    return (true, 0, state.receivedBytes)
+                }
+                let kept = min(chunk.count, Self.keptErrorBodySize - state.keptBytes)
+                state.keptBytes += kept
+                return (false, kept, 0)
+            }
+            guard streaming else {
+                return kept == chunk.count ? .record(event) : kept > 0 ? .record(.body(chunk.prefix(kept))) : .consumed
+            }
+            buffer.push(chunk)
+            task.progress.receivedBody(received)
+            return .consumed
+        case .completed:
+            transportTask[\.self] = nil
+            return .record(event)
+        case .uploadProgress, .metrics:
+            return .record(event)
+        }
+    }
+
+    /// The task finished: the caller that waits for the stream to open gets the error, or the
+    /// open stream ends after what it holds — at once when cancelled.
+    func finished(_ outcome: Result<Response, ErrandError>) {
+        let opener = state.withLock { state in
+            defer { state.opener = nil }
+            return state.opener
+        }
+        switch outcome {
+        case .success:
+            buffer.finish(nil)
+        case .failure(.cancelled):
+            buffer.cancel(with: .cancelled)
+        case .failure(let error):
+            buffer.finish(error)
+        }
+        if case .failure(let error) = outcome { opener?(.failure(error)) }
+    }
+}

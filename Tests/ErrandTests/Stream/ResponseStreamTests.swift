@@ -1,0 +1,242 @@
+import ErrandScenarios
+import ErrandTestServer
+import Foundation
+import Testing
+
+@testable import Errand
+
+/// A GET whose knobs are stored properties, for streaming.
+struct StreamApi: BaseRequest {
+    var url: String
+    var method: HTTPMethod = .get
+    var accepts: @Sendable (Int) -> Bool = { (200...299).contains($0) }
+    var requestAccessories: [any RequestAccessory] = []
+    var interceptors: [any RequestInterceptor] = []
+
+    func statusCodeValidator(_ code: Int) -> Bool { accepts(code) }
+}
+
+/// Keeps the task an accessory saw stop: how a caller of `stream()` reads a rejected response.
+final class StoppedTask: RequestAccessory {
+    private let task = Locked<RequestTask?>(nil)
+
+    var value: RequestTask? { task[\.self] }
+
+    func requestWillStart(_ task: RequestTask) {}
+    func requestWillStop(_ task: RequestTask) {}
+    func requestDidStop(_ task: RequestTask) { self.task[\.self] = task }
+}
+
+/// A server and an agent of their own.
+struct StreamFixture {
+    let server: TestServer
+    let config: NetworkConfig
+
+    init() throws {
+        server = try TestServer()
+        config = NetworkConfig()
+        config.baseUrl = server.baseURL
+        config.callbackQueue = DispatchQueue(label: "errand.stream-tests.callbacks")
+    }
+
+    func makeAgent(transport: (any Transport)? = nil) -> NetworkAgent {
+        NetworkAgent(config: config, transport: transport)
+    }
+
+    /// What `/download/{size}` serves.
+    func body(size: Int) -> Data {
+        TestServer.downloadContent(size: size, version: server.downloadVersion, range: 0..<size)
+    }
+}
+
+@Suite("Response streams")
+struct ResponseStreamTests {
+    let fixture: StreamFixture
+    let agent: NetworkAgent
+
+    init() throws {
+        fixture = try StreamFixture()
+        agent = fixture.makeAgent()
+    }
+
+    @Test func chunksArriveInOrderAndMakeTheWholeBody() async throws {
+        defer { fixture.server.stop() }
+        let size = 3 << 20
+        let stream = try await agent.stream(StreamApi(url: "/download/\(size)"))
+        #expect(stream.response.statusCode == 200)
+        #expect(stream.response.value(forHeader: "Content-Type") == "application/octet-stream")
+        #expect(stream.response.data.isEmpty)
+        var body = Data()
+        var chunks = 0
+        for try await chunk in stream {
+            body.append(chunk)
+            chunks += 1
+        }
+        #expect(body == fixture.body(size: size))
+        #expect(chunks > 1)
+        #expect(stream.task.error == nil)
+        #expect(stream.task.response?.statusCode == 200)
+        // The body went to the consumer: the task keeps none of it.
+        #expect(stream.task.response?.data.isEmpty == true)
+    }
+
+    @Test func theStreamOpensBeforeTheBodyHasArrived() async throws {
+        defer { fixture.server.stop() }
+        // 20 bytes at 40 bytes a second: half a second of body after the head.
+        let stream = try await agent.stream(StreamApi(url: "/download/20?rate=40"))
+        #expect(stream.task.isExecuting)
+        #expect(try await stream.collect(upTo: 100) == fixture.body(size: 20))
+        try await eventually { !stream.task.isExecuting }
+    }
+
+    @Test func collectThrowsPastItsLimitAndCancelsTheTransfer() async throws {
+        defer { fixture.server.stop() }
+        let stream = try await agent.stream(StreamApi(url: "/download/\(64 << 20)"))
+        await #expect(throws: ErrandError.responseTooLarge(1000)) { try await stream.collect(upTo: 1000) }
+        try await eventually { !stream.task.isExecuting }
+        #expect(stream.task.error == .cancelled)
+    }
+
+    @Test func aRejectedStatusThrowsAndKeepsTheStartOfItsBodyOnTheTask() async throws {
+        defer { fixture.server.stop() }
+        let stopped = StoppedTask()
+        // A 200 the request rejects, with a body larger than what is kept.
+        let request = StreamApi(url: "/download/200000", accepts: { $0 == 201 }, requestAccessories: [stopped])
+        await #expect(throws: ErrandError.statusCode(200)) { try await agent.stream(request) }
+        let task = try #require(stopped.value)
+        #expect(task.error == .statusCode(200))
+        #expect(task.response?.data == fixture.body(size: 200_000).prefix(StreamReceiver.keptErrorBodySize))
+    }
+
+    @Test func aServerErrorThrowsStatusCode() async throws {
+        defer { fixture.server.stop() }
+        await #expect(throws: ErrandError.statusCode(500)) { try await agent.stream(StreamApi(url: "/status/500")) }
+    }
+
+    @Test func aFailedAttemptBeforeTheBodyIsRetried() async throws {
+        defer { fixture.server.stop() }
+        let request = StreamApi(
+            url: "/flaky/stream?failures=2",
+            interceptors: [RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.01)])
+        let stream = try await agent.stream(request)
+        #expect(stream.response.statusCode == 200)
+        #expect(stream.task.attemptCount == 3)
+        _ = try await stream.collect(upTo: 1 << 20)
+        #expect(fixture.server.flakyCallCount(key: "stream") == 3)
+    }
+
+    @Test func aConnectionLostMidBodyEndsIterationWithTheTransportErrorAndIsNotRetried() async throws {
+        defer { fixture.server.stop() }
+        let request = StreamApi(
+            url: "/download/100000?drop_after=30000",
+            interceptors: [RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.01)])
+        let stream = try await agent.stream(request)
+        var received = Data()
+        await #expect {
+            for try await chunk in stream { received.append(chunk) }
+        } throws: { error in
+            guard let error = error as? ErrandError, case .transport = error else { return false }
+            return true
+        }
+        #expect(received == fixture.body(size: 100_000).prefix(30000))
+        #expect(stream.task.attemptCount == 1)
+    }
+
+    @Test func leavingTheLoopEarlyCancelsTheTransferWhileTheStreamIsStillHeld() async throws {
+        defer { fixture.server.stop() }
+        let stream = try await agent.stream(StreamApi(url: "/download/\(64 << 20)"))
+        for try await _ in stream { break }
+        try await eventually { !stream.task.isExecuting }
+        #expect(stream.task.error == .cancelled)
+        withExtendedLifetime(stream) {}
+    }
+
+    @Test func aStreamIsReadOnce() async throws {
+        defer { fixture.server.stop() }
+        let stream = try await agent.stream(StreamApi(url: "/download/100"))
+        #expect(try await stream.collect(upTo: 1000).count == 100)
+        await #expect {
+            for try await _ in stream {}
+        } throws: { error in
+            guard let error = error as? ErrandError, case .serialization(let reason) = error else { return false }
+            return reason.contains("consumed once")
+        }
+    }
+
+    @Test func cancellingTheReadingTaskThrowsCancelledAndStopsTheTransfer() async throws {
+        defer { fixture.server.stop() }
+        let stream = try await agent.stream(StreamApi(url: "/download/1000?rate=100"))
+        let reader = Task {
+            do throws(ErrandError) {
+                for try await _ in stream {}
+                return ErrandError?.none
+            } catch {
+                return error
+            }
+        }
+        try await eventually { stream.task.attemptCount == 1 }
+        reader.cancel()
+        #expect(await reader.value == .cancelled)
+        try await eventually { !stream.task.isExecuting }
+        #expect(stream.task.error == .cancelled)
+    }
+
+    @Test func cancellingTheCallerBeforeTheHeadCancelsTheRequest() async throws {
+        defer { fixture.server.stop() }
+        let opening = Task { () throws(ErrandError) -> ResponseStream in
+            try await agent.stream(StreamApi(url: "/delay/10"))
+        }
+        try await eventually { fixture.server.receivedRequests(path: "/delay").count == 1 }
+        opening.cancel()
+        await #expect(throws: ErrandError.cancelled) { try await opening.value }
+    }
+
+    @Test func anOpenStreamDoesNotHoldAPlaceInTheQueue() async throws {
+        defer { fixture.server.stop() }
+        agent.maxConcurrentRequests = 1
+        let stream = try await agent.stream(StreamApi(url: "/download/1000?rate=100"))
+        // With one place, a request behind the open stream still runs.
+        let response = try await agent.response(StreamApi(url: "/get"))
+        #expect(response.statusCode == 200)
+        stream.cancel()
+    }
+}
+
+/// A consumer that falls behind pauses the transfer instead of piling the body up.
+@Suite("Response streams: flow control", .enabled(if: CurlTransport.isAvailable))
+struct ResponseStreamFlowControlTests {
+    @Test func aStalledConsumerPausesTheTransferAndAllOfTheBodyArrivesAfter() async throws {
+        let fixture = try StreamFixture()
+        defer { fixture.server.stop() }
+        let agent = fixture.makeAgent(transport: CurlTransport())
+        let size = 32 << 20
+        let stream = try await agent.stream(StreamApi(url: "/download/\(size)"))
+        var chunks = stream.makeAsyncIterator()
+        var received = try #require(try await chunks.next()).count
+        // The consumer stalls: the buffer fills to its limit and the transfer pauses.
+        try await eventually { stream.buffer.isPaused }
+        // The stream's buffer, and what the transport had accepted when it was told to pause.
+        let limit = StreamReceiver.bufferLimit + (1 << 20)
+        // The consumer stays behind a while longer: what libcurl had in hand when it was told to
+        // pause still arrives, and nothing after it.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(stream.buffer.peakBufferedBytes <= limit + 2 * CurlTransfer.receiveBufferSize)
+        while let chunk = try await chunks.next() { received += chunk.count }
+        #expect(received == size)
+        #expect(stream.buffer.peakBufferedBytes <= limit + 2 * CurlTransfer.receiveBufferSize)
+    }
+
+    @Test func cancellingFromAnotherThreadWhilePausedEndsTheStream() async throws {
+        let fixture = try StreamFixture()
+        defer { fixture.server.stop() }
+        let agent = fixture.makeAgent(transport: CurlTransport())
+        let stream = try await agent.stream(StreamApi(url: "/download/\(64 << 20)"))
+        var chunks = stream.makeAsyncIterator()
+        _ = try await chunks.next()
+        try await eventually { stream.buffer.isPaused }
+        try await onOwnThread { stream.cancel() }
+        await #expect(throws: ErrandError.cancelled) { try await chunks.next() }
+        try await eventually { !stream.task.isExecuting }
+        #expect(stream.task.error == .cancelled)
+    }
+}
