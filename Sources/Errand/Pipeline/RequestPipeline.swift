@@ -59,7 +59,7 @@ final class RequestPipeline: Sendable {
         if readsCache, let settings = plan.cache, serveFromCache(task, settings) {
             return
         }
-        let built: TransportRequestBuilder.Output
+        var built: TransportRequestBuilder.Output
         do {
             built = try TransportRequestBuilder.build(
                 task.request, config: config, sessionSetsUserAgent: sessionSetsUserAgent)
@@ -67,12 +67,13 @@ final class RequestPipeline: Sendable {
         } catch {
             return finish(task, response: nil, error: error)
         }
+        built.request.isStreaming = plan.streams
         task.built(built.request)
         guard let form = built.largeMultipartBody else {
             return enqueue(task, plan, built.request)
         }
         // Encoding a large body into a file takes a while: not on the caller's thread.
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        DispatchQueue.global(qos: .userInitiated).async { [self, built] in
             do throws(ErrandError) {
                 let (file, length) = try form.writeTemporaryFile()
                 guard task.adoptTemporaryFile(file) else {

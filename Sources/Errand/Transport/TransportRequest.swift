@@ -16,6 +16,9 @@ public struct TransportRequest: Sendable, Equatable {
     public var timeoutInterval: Double
     /// Seconds the whole exchange may take before failing with ``ErrandError/timedOut``; `nil` for no limit.
     public var timeoutIntervalForResource: Double?
+    /// Whether a ``ResponseStream`` reads the response as it arrives, perhaps for hours: its
+    /// consumer may ask the transport to pause (``TransportTask/pauseReceiving()``). Default `false`.
+    public var isStreaming = false
 
     /// Creates a request.
     public init(
