@@ -17,11 +17,16 @@ extension NetworkAgent {
     ///   request's ``BaseRequest/requestAccessories`` see, keeps the response with up to 64 KiB of
     ///   its body — or any error a request can fail with before its response.
     public func stream(_ request: any BaseRequest) async throws(ErrandError) -> ResponseStream {
+        try await stream(request, headers: [:])
+    }
+
+    /// Streams `request` with `headers` set over its own on every attempt.
+    func stream(_ request: any BaseRequest, headers: [String: String]) async throws(ErrandError) -> ResponseStream {
         let box = Locked<RequestTask?>(nil)
         let opened = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<ResponseStream, ErrandError>, Never>) in
-                let receiver = StreamReceiver(bufferLimit: StreamReceiver.bufferLimit) {
+                let receiver = StreamReceiver(bufferLimit: StreamReceiver.bufferLimit, headers: headers) {
                     continuation.resume(returning: $0)
                 }
                 let task = pipeline.makeTask(request, completion: .continuation { receiver.finished($0) })

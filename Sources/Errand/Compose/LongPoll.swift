@@ -27,13 +27,13 @@ public struct LongPoll<Source: LongPollSource>: AsyncSequence, Sendable {
     /// How many seconds the server is asked to hold each poll.
     public let wait: Int
     /// How long to wait after the network failed.
-    public let backoff: LongPollBackoff
+    public let backoff: ReconnectBackoff
 
     /// A loop over `source` through `agent` (default ``NetworkAgent/shared``), asking the server to
     /// hold each poll `wait` seconds (default `25`, VK's recommendation; Telegram allows up to 50)
-    /// and backing off per `backoff` (default ``LongPollBackoff/init(initialDelay:maximumDelay:multiplier:sleep:)``'s).
+    /// and backing off per `backoff` (default ``ReconnectBackoff/init(initialDelay:maximumDelay:multiplier:sleep:)``'s).
     /// Each poll may idle `wait` + 10 seconds before it times out.
-    public init(_ source: Source, agent: NetworkAgent = .shared, wait: Int = 25, backoff: LongPollBackoff = .init()) {
+    public init(_ source: Source, agent: NetworkAgent = .shared, wait: Int = 25, backoff: ReconnectBackoff = .init()) {
         self.source = source
         self.agent = agent
         self.wait = Swift.max(0, wait)

@@ -68,6 +68,9 @@ final class RequestPipeline: Sendable {
             return finish(task, response: nil, error: error)
         }
         built.request.isStreaming = plan.streams
+        for (name, value) in task.stream?.headers ?? [:] {
+            built.request.headers.setHeaderField(name, value)
+        }
         task.built(built.request)
         guard let form = built.largeMultipartBody else {
             return enqueue(task, plan, built.request)

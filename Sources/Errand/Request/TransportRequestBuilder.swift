@@ -61,10 +61,7 @@ enum TransportRequestBuilder {
         }
         // Headers the request names override the ones derived above, as in YTKNetwork.
         for (name, value) in request.headers {
-            for derived in output.request.headers.keys where derived.equalsIgnoringASCIICase(name) {
-                output.request.headers[derived] = nil
-            }
-            output.request.headers[name] = value
+            output.request.headers.setHeaderField(name, value)
         }
         UserAgent.addDefault(to: &output.request.headers, config: config, sessionSetsUserAgent: sessionSetsUserAgent)
         return output

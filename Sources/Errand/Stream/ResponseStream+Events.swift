@@ -28,9 +28,15 @@ extension ResponseStream {
 
         /// Reads the stream's body event by event; the stream is consumed once.
         public func makeAsyncIterator() -> Iterator {
+            makeAsyncIterator(lastEventID: "")
+        }
+
+        /// Reads the stream's events with the last event ID carried over from an earlier connection.
+        func makeAsyncIterator(lastEventID: String) -> Iterator {
             Iterator(
                 events: DecodingIterator(
-                    stream: stream, decoder: ServerSentEventParser(maximumEventSize: stream.maximumLineSize)))
+                    stream: stream,
+                    decoder: ServerSentEventParser(maximumEventSize: stream.maximumLineSize, lastEventID: lastEventID)))
         }
 
         /// Reads a ``ResponseStream/Events`` sequence.

@@ -29,9 +29,12 @@ struct ServerSentEventParser {
     /// The last event ID buffer: becomes ``lastEventID`` when a block ends with a blank line.
     private var lastEventIDBuffer = ""
 
-    /// A parser at the start of a stream; see ``maximumEventSize``.
-    init(maximumEventSize: Int) {
+    /// A parser at the start of a stream; see ``maximumEventSize``. `lastEventID` carries the last
+    /// event ID over from an earlier connection of the same event source (default `""`).
+    init(maximumEventSize: Int, lastEventID: String = "") {
         self.maximumEventSize = maximumEventSize
+        self.lastEventID = lastEventID
+        lastEventIDBuffer = lastEventID
         splitter = LineSplitter(maximumLineLength: maximumEventSize, endsLineOnCarriageReturn: true)
     }
 

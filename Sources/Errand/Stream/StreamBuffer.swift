@@ -5,6 +5,11 @@ import Foundation
 ///
 /// Past `limit` bytes waiting it asks for the transfer to pause, and once the consumer has taken
 /// half of them, to resume: memory stays flat however long the stream and slow the consumer.
+///
+/// Only the producer pauses, and it does so at every chunk that finds the buffer full, so a
+/// resume that reaches the transport late costs one chunk, never the limit. A pause that
+/// reaches it after the consumer emptied the buffer is undone by the producer itself: it checks
+/// again once its pause went out.
 final class StreamBuffer: Sendable {
     private struct State {
         var chunks: [Data] = []
@@ -19,16 +24,14 @@ final class StreamBuffer: Sendable {
         var waiter: CheckedContinuation<Result<Data?, ErrandError>, Never>?
         var hasReceivedBody = false
         var isClaimed = false
-        /// Whether the transfer should be paused, and whether it is, as last told: the two differ
-        /// while a change is being passed on.
-        var wantsPause = false
+        /// Whether the transfer was asked to pause and not yet to resume.
         var isPaused = false
-        var isApplyingFlow = false
     }
 
     private let state = Locked(State())
     private let limit: Int
-    /// Pauses (`true`) or resumes (`false`) the transfer. Calls come one at a time, in order.
+    /// Pauses (`true`) or resumes (`false`) the transfer; called outside the lock, a pause as
+    /// often as a chunk finds the buffer full.
     private let flow: @Sendable (_ pause: Bool) -> Void
 
     init(limit: Int, flow: @escaping @Sendable (_ pause: Bool) -> Void) {
@@ -54,27 +57,29 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    /// Adds a chunk that arrived; ignored once the stream ended.
+    /// Adds a chunk that arrived; ignored once the stream ended. Called by one producer at a time.
     func push(_ chunk: Data) {
         guard !chunk.isEmpty else { return }
-        let waiter = state.withLock { state -> CheckedContinuation<Result<Data?, ErrandError>, Never>? in
-            guard state.end == nil else { return nil }
+        let (waiter, pauses) = state.withLock {
+            state -> (CheckedContinuation<Result<Data?, ErrandError>, Never>?, Bool) in
+            guard state.end == nil else { return (nil, false) }
             state.hasReceivedBody = true
             if let waiter = state.waiter {
                 state.waiter = nil
-                return waiter
+                return (waiter, false)
             }
             state.chunks.append(chunk)
             state.bufferedBytes += chunk.count
             state.peakBufferedBytes = max(state.peakBufferedBytes, state.bufferedBytes)
-            if state.bufferedBytes > limit { state.wantsPause = true }
-            return nil
+            guard state.bufferedBytes > limit else { return (nil, false) }
+            state.isPaused = true
+            return (nil, true)
         }
-        if let waiter {
-            waiter.resume(returning: .success(chunk))
-        } else {
-            applyFlow()
-        }
+        waiter?.resume(returning: .success(chunk))
+        guard pauses else { return }
+        flow(true)
+        // The consumer may have caught up, and resumed, before this pause went out.
+        if !state[\.isPaused] { flow(false) }
     }
 
     /// Ends the stream: after the chunks still waiting, the consumer gets `nil`, or `error`.
@@ -90,20 +95,18 @@ final class StreamBuffer: Sendable {
     /// The next chunk, `nil` at the end, or why the stream failed; waits while none is there.
     func next() async -> Result<Data?, ErrandError> {
         await withCheckedContinuation { continuation in
-            let ready = state.withLock { state -> Result<Data?, ErrandError>? in
+            let (ready, resumes) = state.withLock { state -> (Result<Data?, ErrandError>?, Bool) in
                 if state.head < state.chunks.count {
-                    return .success(Self.take(&state, limit: limit))
+                    return (.success(Self.take(&state)), Self.liftsPause(&state, limit: limit))
                 }
                 if let end = state.end {
-                    return end.map { .failure($0) } ?? .success(nil)
+                    return (end.map { .failure($0) } ?? .success(nil), false)
                 }
                 state.waiter = continuation
-                return nil
+                return (nil, false)
             }
-            if let ready {
-                continuation.resume(returning: ready)
-                applyFlow()
-            }
+            if let ready { continuation.resume(returning: ready) }
+            if resumes { flow(false) }
         }
     }
 
@@ -124,8 +127,8 @@ final class StreamBuffer: Sendable {
         waiter?.resume(returning: error.map { .failure($0) } ?? .success(nil))
     }
 
-    /// Takes the chunk at `head`, and lifts the pause once half the limit is free again.
-    private static func take(_ state: inout State, limit: Int) -> Data {
+    /// Takes the chunk at `head`.
+    private static func take(_ state: inout State) -> Data {
         let chunk = state.chunks[state.head]
         state.chunks[state.head] = Data()
         state.head += 1
@@ -137,31 +140,13 @@ final class StreamBuffer: Sendable {
             state.chunks.removeFirst(state.head)
             state.head = 0
         }
-        if state.wantsPause, state.bufferedBytes <= limit / 2 { state.wantsPause = false }
         return chunk
     }
 
-    /// Passes the wanted pause state on, outside the lock and one change at a time: whoever finds
-    /// nobody passing changes on does it until what was passed on is what is wanted, so that a
-    /// resume can never overtake the pause it lifts.
-    private func applyFlow() {
-        let starts = state.withLock { state -> Bool in
-            guard !state.isApplyingFlow, state.isPaused != state.wantsPause else { return false }
-            state.isApplyingFlow = true
-            return true
-        }
-        guard starts else { return }
-        while true {
-            let change = state.withLock { state -> Bool? in
-                guard state.isPaused != state.wantsPause else {
-                    state.isApplyingFlow = false
-                    return nil
-                }
-                state.isPaused = state.wantsPause
-                return state.isPaused
-            }
-            guard let change else { return }
-            flow(change)
-        }
+    /// Whether the consumer just took the buffer below half the limit while paused: resume then.
+    private static func liftsPause(_ state: inout State, limit: Int) -> Bool {
+        guard state.isPaused, state.bufferedBytes <= limit / 2 else { return false }
+        state.isPaused = false
+        return true
     }
 }

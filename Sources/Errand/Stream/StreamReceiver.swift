@@ -22,15 +22,20 @@ final class StreamReceiver: Sendable {
     static let bufferLimit = 1 << 20
 
     let buffer: StreamBuffer
+    /// Header fields the stream's reader sets on every attempt, over the request's own: an
+    /// ``EventSource``'s `Accept` and `Last-Event-ID`.
+    let headers: [String: String]
     private let state: Locked<State>
     /// The attempt on the wire, which the buffer pauses and resumes.
     private let transportTask: Locked<(any TransportTask)?>
 
     /// - Parameters:
     ///   - bufferLimit: Bytes held ahead of the consumer before the transfer pauses.
+    ///   - headers: See ``headers``.
     ///   - opened: Called once: with the stream when a head is accepted, or with the error when
     ///     the request ended before one was.
-    init(bufferLimit: Int, opened: @escaping Opener) {
+    init(bufferLimit: Int, headers: [String: String] = [:], opened: @escaping Opener) {
+        self.headers = headers
         let transportTask = Locked<(any TransportTask)?>(nil)
         self.transportTask = transportTask
         state = Locked(State(opener: opened))

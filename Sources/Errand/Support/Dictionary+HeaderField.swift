@@ -4,4 +4,13 @@ extension Dictionary where Key == String, Value == String {
         if let exact = self[name] { return exact }
         return first { $0.key.equalsIgnoringASCIICase(name) }?.value
     }
+
+    /// Sets a header field, replacing it under any spelling of its name: `accept` and `Accept`
+    /// are one field, and must not go out twice.
+    mutating func setHeaderField(_ name: String, _ value: String) {
+        for spelling in keys where spelling.equalsIgnoringASCIICase(name) {
+            self[spelling] = nil
+        }
+        self[name] = value
+    }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// How long a ``LongPoll`` waits before trying again after the network failed: `initialDelay`,
-/// then each wait `multiplier` times the one before, at most `maximumDelay`.
-public struct LongPollBackoff: Sendable {
+/// How long a ``LongPoll`` or an ``EventSource`` waits before trying again after the network
+/// failed: `initialDelay`, then each wait `multiplier` times the one before, at most `maximumDelay`.
+public struct ReconnectBackoff: Sendable {
     /// The first wait, in seconds. Default `1`.
     public var initialDelay: TimeInterval
     /// The longest wait, in seconds. Default `60`.
@@ -17,7 +17,7 @@ public struct LongPollBackoff: Sendable {
     /// `maximumDelay` (default 60 s), waiting with `sleep` (default `Task.sleep`).
     public init(
         initialDelay: TimeInterval = 1, maximumDelay: TimeInterval = 60, multiplier: Double = 2,
-        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = LongPollBackoff.taskSleep
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = ReconnectBackoff.taskSleep
     ) {
         self.initialDelay = initialDelay
         self.maximumDelay = maximumDelay
@@ -36,3 +36,6 @@ public struct LongPollBackoff: Sendable {
         return max(0, min(grown, maximumDelay))
     }
 }
+
+/// The name ``ReconnectBackoff`` had when only ``LongPoll`` used it.
+public typealias LongPollBackoff = ReconnectBackoff
