@@ -35,6 +35,9 @@ let package = Package(
         .executableTarget(
             name: "BatchAndChain", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/BatchAndChain",
             exclude: ["README.md"]),
+        .executableTarget(
+            name: "StreamingChat", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/StreamingChat",
+            exclude: ["README.md"]),
         .executableTarget(name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks"),
     ],
     swiftLanguageModes: [.v6]
