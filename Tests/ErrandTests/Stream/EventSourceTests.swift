@@ -65,7 +65,7 @@ struct EventSourceTests {
     @Test func aLineLongerThanTheLimitThrowsAndCancelsTheTransfer() async throws {
         defer { fixture.server.stop() }
         fixture.config.maximumResponseSize = 1 << 20
-        let stream = try await agent.stream(StreamApi(url: "/sse/long-line?bytes=\(10 << 20)"))
+        let stream = try await agent.stream(StreamApi(url: "/sse/long-line?bytes=\(1 << 30)"))
         await #expect(throws: ErrandError.responseTooLarge(1 << 20)) {
             for try await _ in stream.events {}
         }
