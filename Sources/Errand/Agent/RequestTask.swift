@@ -297,7 +297,8 @@ public final class RequestTask: Sendable {
             state.head = nil
             state.body = Data()
             state.response = received
-            return (received, state.download == nil)
+            // A download and a stream report their bodies' progress themselves.
+            return (received, state.download == nil && state.stream == nil)
         }
         if reports, let received { progress.receivedBody(received.data.count, isComplete: true) }
         return received

@@ -94,8 +94,10 @@ final class StreamReceiver: Sendable {
             buffer.push(chunk)
             task.progress.receivedBody(received)
             return .consumed
-        case .completed:
+        case .completed(let error):
             transportTask[\.self] = nil
+            let (streaming, received) = state.withLock { ($0.isStreaming, $0.receivedBytes) }
+            if streaming, error == nil { task.progress.receivedBody(received, isComplete: true) }
             return .record(event)
         case .uploadProgress, .metrics:
             return .record(event)

@@ -193,6 +193,39 @@ struct ResponseStreamTests {
         await #expect(throws: ErrandError.cancelled) { try await opening.value }
     }
 
+    @Test func progressCountsTheBytesHandedToTheReaderAndEndsAtTheBodysSize() async throws {
+        defer { fixture.server.stop() }
+        let stream = try await agent.stream(StreamApi(url: "/download/300000"))
+        _ = try await stream.collect(upTo: 1 << 20)
+        var last: TransferProgress?
+        for await progress in stream.task.downloadProgress { last = progress }
+        #expect(last == TransferProgress(completedBytes: 300_000, totalBytes: 300_000))
+    }
+
+    @Test func nothingOutlivesAStreamThatWasReadAndDropped() async throws {
+        defer { fixture.server.stop() }
+        weak var task: RequestTask?
+        weak var buffer: StreamBuffer?
+        do {
+            let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2"))
+            task = stream.task
+            buffer = stream.buffer
+            for try await _ in stream.lines {}
+        }
+        try await eventually { task == nil && buffer == nil }
+    }
+
+    @Test func nothingOutlivesAStreamLeftEarly() async throws {
+        defer { fixture.server.stop() }
+        weak var task: RequestTask?
+        do {
+            let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=60000"))
+            task = stream.task
+            for try await _ in stream.lines { break }
+        }
+        try await eventually { task == nil }
+    }
+
     @Test func anOpenStreamDoesNotHoldAPlaceInTheQueue() async throws {
         defer { fixture.server.stop() }
         agent.maxConcurrentRequests = 1
