@@ -31,16 +31,7 @@ struct LineSplitter {
     mutating func append(
         _ chunk: Data, line: (UnsafeRawBufferPointer) throws(ErrandError) -> Void
     ) throws(ErrandError) {
-        // `withUnsafeBytes` rethrows untyped errors, so the typed one is carried out by hand.
-        var failure: ErrandError?
-        chunk.withUnsafeBytes { bytes in
-            do throws(ErrandError) {
-                try append(bytes, line: line)
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
+        try chunk.withBytes { (bytes) throws(ErrandError) in try append(bytes, line: line) }
     }
 
     /// Feeds the next chunk as raw bytes, valid only during the call; otherwise as the `Data` form.

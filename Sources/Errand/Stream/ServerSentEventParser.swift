@@ -55,16 +55,7 @@ struct ServerSentEventParser {
     mutating func parse(
         _ chunk: Data, dispatch: (ServerSentEvent) throws(ErrandError) -> Void
     ) throws(ErrandError) {
-        // `withUnsafeBytes` rethrows untyped errors, so the typed one is carried out by hand.
-        var failure: ErrandError?
-        chunk.withUnsafeBytes { bytes in
-            do throws(ErrandError) {
-                try parse(bytes, dispatch: dispatch)
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
+        try chunk.withBytes { (bytes) throws(ErrandError) in try parse(bytes, dispatch: dispatch) }
     }
 
     /// Ends the stream. A block without its closing blank line is discarded, as WHATWG says, and
