@@ -4,7 +4,7 @@ struct Plan: Sendable {
         usage: ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
 
           --only NAME       run only the benchmark NAME, or the group NAME (such as
-                            `loopback` or `overhead.async`); repeat to run several
+                            `loopback`, `stream` or `overhead.async`); repeat to run several
           --iterations N    measure N operations per benchmark instead of its default
           --list            print the benchmark names and exit
         """
@@ -13,7 +13,7 @@ struct Plan: Sendable {
     static let allNames =
         OverheadBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + ComposeBenchmarks.names
         + LoopbackBenchmarks.names
-        + TransferBenchmarks.names
+        + TransferBenchmarks.names + StreamBenchmarks.names
 
     var only: [String] = []
     var iterations: Int?

@@ -12,64 +12,19 @@ enum TransferBenchmarks {
         ["transfer.upload-256mib.\($0)", "transfer.download-1gib.\($0)"]
     }
 
-    /// One transfer: its size, how long it took, and the resident memory it peaked at.
-    struct Result: Sendable {
-        let name: String
-        let bytes: Int
-        let seconds: Double
-        /// `VmHWM` after it was reset just before the transfer, in kibibytes; `nil` without `/proc`.
-        let peakResidentKiB: Int?
-        let residentBeforeKiB: Int?
-    }
-
     /// Runs each selected transfer in a fresh child process: memory that earlier benchmarks left
     /// resident would otherwise count against it.
-    static func run(_ plan: Plan, progress: (String) -> Void) async throws -> [Result] {
-        var results: [Result] = []
+    static func run(_ plan: Plan, progress: (String) -> Void) async throws -> [FreshProcess.Result] {
+        var results: [FreshProcess.Result] = []
         for name in names where plan.includes(name) {
             progress(name)
-            results.append(try measureInChildProcess(name))
+            results.append(try FreshProcess.measure(name))
         }
         return results
     }
 
-    static let childArgument = "--measure-transfer"
-
-    private static func measureInChildProcess(_ name: String) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = [childArgument, name]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let fields = line.split(whereSeparator: \.isWhitespace)
-        guard process.terminationStatus == 0, fields.count == 4, let bytes = Int(fields[0]),
-            let seconds = Double(fields[1])
-        else {
-            throw BenchmarkError(description: "\(name) failed in its child process")
-        }
-        return Result(
-            name: name, bytes: bytes, seconds: seconds, peakResidentKiB: Int(fields[3]),
-            residentBeforeKiB: Int(fields[2]))
-    }
-
-    /// The child's side: measure `name`, print `bytes seconds residentBefore peak`, and exit.
-    static func measureAndExit(_ name: String) async -> Never {
-        do {
-            let result = try await measure(name)
-            print(
-                result.bytes, result.seconds, result.residentBeforeKiB.map(String.init) ?? "-",
-                result.peakResidentKiB.map(String.init) ?? "-")
-            exit(0)
-        } catch {
-            FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
-            exit(1)
-        }
-    }
-
-    private static func measure(_ name: String) async throws -> Result {
+    /// The child process's side of ``run(_:progress:)``: one transfer, measured here.
+    static func measureInThisProcess(_ name: String) async throws -> FreshProcess.Result {
         let server = try ServerProcess()
         defer { server.stop() }
         let config = NetworkConfig()
@@ -87,7 +42,7 @@ enum TransferBenchmarks {
             let size = 256 << 20
             let file = folder.appendingPathComponent("upload.bin")
             try writeFile(file, size: size)
-            return try await measure(name, bytes: size) {
+            return try await FreshProcess.measurePeak(name, bytes: size) {
                 let response = try await agent.response(UploadBenchmarkRequest(file: file))
                 guard (response.jsonObject as? [String: Any])?["bytes"] as? Int == size else {
                     throw BenchmarkError(description: "the server did not receive \(size) bytes")
@@ -96,25 +51,12 @@ enum TransferBenchmarks {
         }
         let size = 1 << 30
         let target = folder.appendingPathComponent("download.bin").path
-        return try await measure(name, bytes: size) {
+        return try await FreshProcess.measurePeak(name, bytes: size) {
             let response = try await agent.response(DownloadBenchmarkRequest(size: size, target: target))
             guard response.fileURL != nil, fileSize(target) == size else {
                 throw BenchmarkError(description: "the download did not produce a \(size)-byte file")
             }
         }
-    }
-
-    private static func measure(_ name: String, bytes: Int, _ transfer: () async throws -> Void) async throws -> Result
-    {
-        PeakMemory.resetHighWaterMark()
-        let before = PeakMemory.resident()
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await transfer()
-        let elapsed = clock.now - start
-        return Result(
-            name: name, bytes: bytes, seconds: elapsed.nanoseconds / 1e9,
-            peakResidentKiB: PeakMemory.residentHighWaterMark(), residentBeforeKiB: before)
     }
 
     private static func writeFile(_ url: URL, size: Int) throws {

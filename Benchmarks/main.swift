@@ -1,5 +1,6 @@
 // Measures what Errand costs: its own work per request, URL building and argument encoding,
-// and real loopback HTTP beside URLSession alone. Numbers, not pass/fail; see BENCHMARKS.md.
+// real loopback HTTP beside URLSession alone, the memory of large transfers, and streamed
+// responses' latency, parsing rate and memory. Numbers, not pass/fail; see BENCHMARKS.md.
 //
 //     swift run -c release ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
 
@@ -10,13 +11,13 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-// The benchmark starts copies of itself: one that serves, one per transfer measured.
+// The benchmark starts copies of itself: one that serves, one per peak memory measured.
 let childArguments = Array(CommandLine.arguments.dropFirst())
 if childArguments.first == ServerProcess.serveArgument {
     ServerProcess.serve()
 }
-if childArguments.count == 2, childArguments[0] == TransferBenchmarks.childArgument {
-    await TransferBenchmarks.measureAndExit(childArguments[1])
+if childArguments.count == 2, childArguments[0] == FreshProcess.argument {
+    await FreshProcess.measureAndExit(childArguments[1])
 }
 
 let plan: Plan
@@ -44,7 +45,8 @@ print(
 // Progress goes to standard error so that standard output is only the report.
 let progress: (String) -> Void = { FileHandle.standardError.write(Data("  running \($0)\n".utf8)) }
 var results: [Measurement] = []
-var transfers: [TransferBenchmarks.Result] = []
+var transfers: [FreshProcess.Result] = []
+var streams = StreamBenchmarks.Report()
 do {
     results += try await OverheadBenchmarks.run(plan, progress: progress)
     results += try await EncodingBenchmarks.run(plan, progress: progress)
@@ -52,21 +54,24 @@ do {
     results += try await ComposeBenchmarks.run(plan, progress: progress)
     results += try await LoopbackBenchmarks.run(plan, progress: progress)
     transfers = try await TransferBenchmarks.run(plan, progress: progress)
+    streams = try await StreamBenchmarks.run(plan, progress: progress)
 } catch {
     fail("benchmark failed: \(error)", status: 1)
 }
 
-print()
-print(
-    Format.table(
-        header: ["benchmark", "ops", "median", "p90", "throughput", "cpu/op"],
-        rows: results.map {
-            [
-                $0.name, Format.count($0.operations), Format.duration(nanoseconds: $0.median),
-                Format.duration(nanoseconds: $0.p90), Format.rate($0.throughput),
-                Format.duration(nanoseconds: $0.cpuPerOperation),
-            ]
-        }))
+if !results.isEmpty {
+    print()
+    print(
+        Format.table(
+            header: ["benchmark", "ops", "median", "p90", "throughput", "cpu/op"],
+            rows: results.map {
+                [
+                    $0.name, Format.count($0.operations), Format.duration(nanoseconds: $0.median),
+                    Format.duration(nanoseconds: $0.p90), Format.rate($0.throughput),
+                    Format.duration(nanoseconds: $0.cpuPerOperation),
+                ]
+            }))
+}
 
 // Differences between rows that are only comparable in pairs.
 let byName = Dictionary(results.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -90,6 +95,12 @@ for inFlight in LoopbackBenchmarks.concurrencies {
         difference(name, baseline, "\(client.rawValue) vs URLSession alone, \(inFlight) in flight")
     }
 }
+if !streams.latencies.isEmpty || !streams.rates.isEmpty {
+    print()
+    print(StreamBenchmarks.tables(streams))
+}
+// A slow stream consumer's peak memory is measured as a transfer's is.
+transfers += streams.memory
 if !transfers.isEmpty {
     print()
     func mebibytes(_ kibibytes: Int?) -> String {

@@ -35,7 +35,9 @@ enum StreamRoutes {
 
     /// `count` events (default 3) `id: K`, `event: NAME`, `data: {"n":K}`, K counting on from the
     /// request's `Last-Event-ID`, each its own chunk `interval` ms apart; then, with `drop=1`, a
-    /// close without the last chunk.
+    /// close without the last chunk. With `timestamp=1` the data is `{"n":K,"t":NANOSECONDS}`, the
+    /// system-wide monotonic clock read just before the event's chunk is sent, for measuring how
+    /// long an event takes to reach its consumer.
     private static func events(_ context: RouteContext) -> HTTPResponse {
         guard let count = context.queryInteger("count", in: 0...1_000_000),
             let interval = context.queryInteger("interval", in: 0...3_600_000),
@@ -57,6 +59,7 @@ enum StreamRoutes {
         }
 
         let drops = ["1", "true", "yes"].contains(context.query("drop") ?? "")
+        let stamps = ["1", "true", "yes"].contains(context.query("timestamp") ?? "")
         let lastID = context.request.headers.first("Last-Event-ID").flatMap {
             Int($0.trimmingCharacters(in: .whitespaces))
         }
@@ -68,7 +71,10 @@ enum StreamRoutes {
             for offset in 0..<(count ?? 3) {
                 if offset > 0 && pause > 0 { server.sleep(seconds: pause) }
                 let id = first &+ offset
-                guard write(Data("id: \(id)\nevent: \(name)\ndata: {\"n\":\(id)}\n\n".utf8)) else { return .drop }
+                let stamp = stamps ? ",\"t\":\(TestServer.monotonicNanoseconds())" : ""
+                guard write(Data("id: \(id)\nevent: \(name)\ndata: {\"n\":\(id)\(stamp)}\n\n".utf8)) else {
+                    return .drop
+                }
             }
             return drops ? .drop : .complete
         }

@@ -1,7 +1,15 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Control and content of the streaming endpoints. Their bodies are chunked, each write its own
 /// chunk sent at once, so a client sees every event as soon as the server writes it.
 ///
-/// - `GET /sse/events?count=N&interval=MS&retry=MS&drop=1&event=NAME&status=CODE&content_type=TYPE`:
+/// - `GET /sse/events?count=N&interval=MS&retry=MS&drop=1&event=NAME&status=CODE&content_type=TYPE&timestamp=1`:
 ///   `Content-Type: text/event-stream` (or TYPE), `Cache-Control: no-cache`. With `retry`, a first
 ///   chunk `retry: MS\n\n`; then N events (default 3), each one chunk `id: K\nevent: NAME\ndata:
 ///   {"n":K}\n\n` (NAME defaults to `tick`), MS milliseconds apart (`interval`, default 0), K counting
@@ -9,6 +17,8 @@
 ///   Then the last, empty chunk; with `drop=1` the connection closes without it instead, as a
 ///   dropped stream does. `status=204` answers 204 without a body, another status (up to 599) that
 ///   status with a short text body. Each request's `Last-Event-ID` is recorded: ``lastEventIDs(path:)``.
+///   With `timestamp=1` each event's data is `{"n":K,"t":NS}`, NS being ``monotonicNanoseconds()``
+///   just before its chunk is sent: a client in any process on the machine can tell how long it took.
 /// - `GET /sse/endless?size=BYTES`: `data: {"n":K}\n\n` for K = 1, 2, … in 64 KiB chunks, as fast as
 ///   the client reads, made as they are sent (a gigabyte costs the server one chunk): until the
 ///   client hangs up or the server stops, or exactly BYTES bytes, the last event cut where they end.
@@ -35,6 +45,15 @@ extension TestServer {
     public var chatCompletionsAPIKey: String? {
         get { state.chat.apiKey }
         set { state.chat.apiKey = newValue }
+    }
+
+    /// Nanoseconds on `CLOCK_MONOTONIC`, which on Linux (and on Darwin) is one clock for every
+    /// process of the machine, so that a time the server wrote into an event can be compared with
+    /// the client's reading of the same clock, even with the server in another process.
+    public static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Line `line` (from 1) of what `/lines?bytes=` sends, without its line end: `{"n":line,"pad":"x…"}`

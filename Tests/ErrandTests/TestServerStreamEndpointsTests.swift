@@ -83,6 +83,25 @@ struct TestServerStreamEndpointsTests {
         #expect(String(decoding: response.body, as: UTF8.self) == chunk(event(1, name: "ping")) + "0\r\n\r\n")
     }
 
+    @Test func timestampPutsTheMonotonicClockAtSendingIntoEachEvent() async throws {
+        let server = try TestServer()
+        let before = TestServer.monotonicNanoseconds()
+        let response = try await RawHTTP.get(server, "/sse/events?count=3&interval=2&timestamp=1")
+        let after = TestServer.monotonicNanoseconds()
+        let framing = try #require(decodeChunks(response.body))
+        #expect(framing.terminated)
+        let stamps = framing.chunks.enumerated().compactMap { index, chunk -> UInt64? in
+            let text = String(decoding: chunk, as: UTF8.self)
+            let prefix = "id: \(index + 1)\nevent: tick\ndata: {\"n\":\(index + 1),\"t\":"
+            guard text.hasPrefix(prefix), text.hasSuffix("}\n\n") else { return nil }
+            return UInt64(text.dropFirst(prefix.count).dropLast(3))
+        }
+        #expect(stamps.count == 3)
+        // The same clock as the client's, read as each event left: in order, within the request.
+        #expect(stamps == stamps.sorted())
+        #expect(stamps.allSatisfy { (before...after).contains($0) })
+    }
+
     @Test func statusAsksFor204OrAnError() async throws {
         let server = try TestServer()
         let empty = try await RawHTTP.get(server, "/sse/events?status=204")
