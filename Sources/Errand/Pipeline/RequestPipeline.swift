@@ -187,8 +187,6 @@ final class RequestPipeline: Sendable {
         guard let attempt = task.beginAttempt(outgoing) else {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
-        // A stream's body goes to its consumer; what is kept of a rejected one, the receiver bounds.
-        let limit = stream == nil ? plan.maximumResponseSize : .max
         let events: @Sendable (TransportEvent) -> Void = { [self] event in
             // Before the outcome is delivered: a body file the transport no longer reads goes first.
             if case .completed = event { task.transportCompleted() }
@@ -197,6 +195,9 @@ final class RequestPipeline: Sendable {
                 ?? download?.receive(event) ?? .record(event)
             switch disposition {
             case .record(let event):
+                // A body that goes to a file or a stream's consumer is not held, so not limited;
+                // what a stream keeps of a rejected response, its receiver bounds.
+                let limit = stream != nil || download?.isWriting == true ? Int.max : plan.maximumResponseSize
                 switch task.record(event, of: attempt, limit: limit) {
                 case .kept:
                     // An open stream may last for hours: it does not keep a place in the queue.

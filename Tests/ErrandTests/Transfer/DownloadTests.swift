@@ -42,6 +42,22 @@ struct DownloadTests {
         #expect(values.allSatisfy { $0.totalBytes == Int64(size) })
     }
 
+    @Test func aDownloadLargerThanTheMemoryLimitIsNotLimitedByIt() async throws {
+        let fixture = try TransferFixture()
+        defer { fixture.removeDirectory() }
+        let agent = fixture.makeAgent()
+        agent.config.maximumResponseSize = 1 << 20
+        let target = fixture.path("large.bin")
+        // Its declared length, 4 MiB, is over the limit; the body goes to disk, not memory.
+        let task = await agent.finishedTask(DownloadRequest(url: "/download/\(4 << 20)", resumableDownloadPath: target))
+        #expect(task.error == nil)
+        #expect(TransferFixture.fileSize(target) == 4 << 20)
+        // An error's body stays in memory, and the limit applies to it.
+        let refused = await agent.finishedTask(
+            DownloadRequest(url: "/status/404", resumableDownloadPath: fixture.path("missing.bin")))
+        #expect(refused.error == .statusCode(404))
+    }
+
     @Test func aNewAgentResumesWhatAnotherLeft() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
