@@ -14,7 +14,9 @@ import Foundation
     /// the socket, and TCP slows the sender down.
     ///
     /// The wait is short and bounded: a delegate call can itself wait for libcurl's thread (some
-    /// URLSession calls synchronise with it), and an unbounded wait would then be a deadlock.
+    /// URLSession calls synchronise with it), and an unbounded wait would then be a deadlock. That
+    /// thread is also every URLSession's in the process (their queues target one shared queue),
+    /// so a long wait would hold up all of them.
     /// After `maximumWait` the operation is queued anyway, beyond the limit.
     final class BoundedDelegateQueue: OperationQueue, @unchecked Sendable {  // Sendable: `slots` is a semaphore.
         private let slots: DispatchSemaphore

@@ -19,6 +19,9 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         /// When the last event arrived. Events update this rather than re-arm the timer: a body
         /// arrives in thousands of chunks, and every moment spent per chunk is memory URLSession queues.
         var lastActivity = DispatchTime.now()
+        /// Suspended because the consumer is behind: the silence is not the server's, and the
+        /// idle timeout does not run meanwhile.
+        var isPaused = false
         var didTimeOut = false
         var sentHead = false
         /// The 401 of a challenge that was declined, to deliver when the task then stops.
@@ -70,11 +73,25 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         deadlineTimer?.resume()
     }
 
-    /// Re-arms the idle timer for what is left of the timeout since the last event; `false` when
-    /// none is left, or the task is gone.
+    /// Notes that `task` was suspended (`true`) because its consumer is behind, or resumed: the
+    /// idle timeout then starts again from now.
+    func setPaused(_ task: URLSessionTask, _ isPaused: Bool) {
+        routes.withLock { routes in
+            guard routes[task.taskIdentifier] != nil else { return }
+            routes[task.taskIdentifier]?.isPaused = isPaused
+            routes[task.taskIdentifier]?.lastActivity = .now()
+        }
+    }
+
+    /// Re-arms the idle timer for what is left of the timeout since the last event, or for all of
+    /// it while the task is paused; `false` when none is left. A task that is gone needs no timeout.
     private func rearmIdleTimer(of id: Int) -> Bool {
         routes.withLock { routes in
             guard let route = routes[id] else { return true }
+            if route.isPaused {
+                route.idleTimer.schedule(deadline: .now() + route.idleTimeout)
+                return true
+            }
             let idleNanoseconds = DispatchTime.now().uptimeNanoseconds &- route.lastActivity.uptimeNanoseconds
             let remaining = route.idleTimeout - Double(idleNanoseconds) / 1e9
             guard remaining > 0 else { return false }

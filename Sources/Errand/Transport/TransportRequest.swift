@@ -17,7 +17,8 @@ public struct TransportRequest: Sendable, Equatable {
     /// Seconds the whole exchange may take before failing with ``ErrandError/timedOut``; `nil` for no limit.
     public var timeoutIntervalForResource: Double?
     /// Whether a ``ResponseStream`` reads the response as it arrives, perhaps for hours: its
-    /// consumer may ask the transport to pause (``TransportTask/pauseReceiving()``). Default `false`.
+    /// consumer may ask the transport to pause (``TransportTask/pauseReceiving()``), and a
+    /// transport may send it a way that can (``URLSessionTransport`` does on Linux). Default `false`.
     public var isStreaming = false
 
     /// Creates a request.

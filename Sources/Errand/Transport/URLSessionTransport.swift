@@ -12,10 +12,27 @@ import Foundation
 /// `401` with `WWW-Authenticate: Basic` otherwise hangs forever. Credentials are sent as an
 /// `Authorization` header by the request, so the challenge is declined and the 401 delivered.
 ///
+/// A ``ResponseStream`` whose reader falls behind pauses its transfer, so memory stays flat for a
+/// stream of any length. On Apple platforms the session's task is suspended, which stops it
+/// reading. FoundationNetworking cannot pause a transfer, and its sessions all run on one shared
+/// queue, so holding one session's libcurl thread would hold every URLSession in the process: on
+/// Linux a streamed request (``TransportRequest/isStreaming``) goes through a ``CurlTransport`` of
+/// this transport's own instead, created at the first stream with the same configuration
+/// (cookies, additional header fields, connections per host) and server trust. Those streams
+/// share their own keep-alive connections, not the session's, and report
+/// ``TransportEvent/metrics(_:)``. They stay on the session, unpaused, where libcurl cannot be
+/// loaded or the configuration lists `protocolClasses` of its own, which would serve them.
+///
 /// Releasing the transport invalidates its session once the requests in flight have finished.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: SessionEventRouter
+    #if canImport(FoundationNetworking)
+        /// Where streamed requests go on Linux, made at the first one; `nil` in the box until then,
+        /// and no box when they stay on the session.
+        private let streams: Locked<CurlTransport?>?
+        private let sessionConfiguration: URLSessionConfiguration
+    #endif
     /// Creates, resumes and cancels the session's tasks. On Linux each of those waits for the
     /// session's internal queue, which a busy transfer keeps occupied; callers — often threads
     /// of the Swift concurrency pool — must not wait with it.
@@ -42,8 +59,12 @@ public final class URLSessionTransport: Transport {
         #endif
         let router = SessionEventRouter()
         self.router = router
-        self.session = URLSession(
-            configuration: Self.withoutURLCache(configuration), delegate: router, delegateQueue: delegateQueue)
+        let configuration = Self.withoutURLCache(configuration)
+        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
+        #if canImport(FoundationNetworking)
+            sessionConfiguration = configuration
+            streams = CurlTransport.isAvailable && Self.servesHTTPItself(configuration) ? Locked(nil) : nil
+        #endif
     }
 
     deinit {
@@ -60,10 +81,16 @@ public final class URLSessionTransport: Transport {
     ///
     /// Returns at once: the session's task is created and resumed on the transport's own queue.
     /// Redirects are followed here, not by URLSession, so that a POST keeps its body on 307 and
-    /// 308 and credentials never reach another origin.
+    /// 308 and credentials never reach another origin. On Linux a stream goes through libcurl
+    /// instead, as the overview says.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
+        #if canImport(FoundationNetworking)
+            if request.isStreaming, let curl = transportForStream(request) {
+                return curl.send(request, events: events)
+            }
+        #endif
         let handle = SessionTask(control: control, router: router)
         let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + $0 }
         start(
@@ -113,6 +140,33 @@ public final class URLSessionTransport: Transport {
         }
     }
 
+    #if canImport(FoundationNetworking)
+        /// The transport streams went through, once one did.
+        var streamTransport: CurlTransport? { streams?[\.self] }
+
+        /// The transport that reads `request`, a stream, with flow control; `nil` to send it on the
+        /// session. A stream to a host with pinned keys stays there too, to be refused as every
+        /// request to it is; a redirect there is checked against the pins by libcurl.
+        private func transportForStream(_ request: TransportRequest) -> CurlTransport? {
+            guard let streams, serverTrust.refusal(of: request.url, canCheckPins: false) == nil else { return nil }
+            return streams.withLock { transport in
+                if let transport { return transport }
+                let made = CurlTransport(configuration: sessionConfiguration, serverTrust: serverTrust)
+                transport = made
+                return made
+            }
+        }
+
+        /// Whether the session would serve HTTP with FoundationNetworking's own protocol: its
+        /// `protocolClasses` are all FoundationNetworking's. A class of the app's — a stub for
+        /// tests, a cache — would be bypassed by libcurl.
+        private static func servesHTTPItself(_ configuration: URLSessionConfiguration) -> Bool {
+            let builtIn = Set((URLSessionConfiguration.default.protocolClasses ?? []).map(ObjectIdentifier.init))
+            let classes = (configuration.protocolClasses ?? []).map(ObjectIdentifier.init)
+            return !classes.isEmpty && builtIn.isSuperset(of: classes)
+        }
+    #endif
+
     /// A copy of `configuration` without a `URLCache`. Errand caches responses itself, and on
     /// Linux a session with a URL cache creates each task's protocol only after an asynchronous
     /// cache lookup, which can defer a cancel's work past the task's completion: a fatal error
@@ -135,10 +189,17 @@ public final class URLSessionTransport: Transport {
 
     /// A request that may not have a session task yet: a cancel before the task exists stops
     /// it from being created, and one after cancels it through the router.
+    ///
+    /// On Apple platforms it also pauses a stream by suspending its task, which stops URLSession
+    /// reading the connection there; on Linux a stream that can pause goes through libcurl instead.
     private final class SessionTask: TransportTask {
         private struct State {
             var isCancelled = false
             var task: URLSessionTask?
+            /// What the consumer last asked for: `true` after a pause, `false` after a resume.
+            var isPaused = false
+            /// Whether `task` is suspended; changed on the control queue only.
+            var isSuspended = false
         }
 
         private let control: DispatchQueue
@@ -156,9 +217,13 @@ public final class URLSessionTransport: Transport {
         func attach(_ task: URLSessionTask) {
             let cancelled = state.withLock { state in
                 state.task = task
+                state.isSuspended = false
                 return state.isCancelled
             }
-            if cancelled { router.cancel(task) }
+            if cancelled { return router.cancel(task) }
+            #if !canImport(FoundationNetworking)
+                applyPause()
+            #endif
         }
 
         func cancel() {
@@ -170,5 +235,42 @@ public final class URLSessionTransport: Transport {
             guard let task else { return }
             control.async { [router] in router.cancel(task) }
         }
+
+        #if !canImport(FoundationNetworking)
+            /// Suspends the task, from any thread. Called at every chunk that finds the consumer's
+            /// buffer full; only a change reaches URLSession, whose suspensions nest.
+            func pauseReceiving() {
+                steer(pausing: true)
+            }
+
+            /// Resumes a task ``pauseReceiving()`` suspended, from any thread.
+            func resumeReceiving() {
+                steer(pausing: false)
+            }
+
+            private func steer(pausing: Bool) {
+                let changed = state.withLock { state -> Bool in
+                    defer { state.isPaused = pausing }
+                    return state.isPaused != pausing
+                }
+                // The control queue applies the latest wish when it runs, so a pause and a resume
+                // that race from two threads end as the later one left it.
+                if changed { control.async { [self] in applyPause() } }
+            }
+
+            /// On the control queue: suspends or resumes the task to match the consumer's latest wish.
+            private func applyPause() {
+                let change = state.withLock { state -> (task: URLSessionTask, suspends: Bool)? in
+                    guard let task = state.task, !state.isCancelled, state.isSuspended != state.isPaused else {
+                        return nil
+                    }
+                    state.isSuspended = state.isPaused
+                    return (task, state.isPaused)
+                }
+                guard let change else { return }
+                router.setPaused(change.task, change.suspends)
+                if change.suspends { change.task.suspend() } else { change.task.resume() }
+            }
+        #endif
     }
 }

@@ -1,0 +1,115 @@
+import ErrandScenarios
+import Foundation
+import Testing
+
+@testable import Errand
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A consumer that falls behind pauses the transfer instead of piling the body up, under either
+/// transport, and nothing else waits for it meanwhile.
+@Suite("Response streams: flow control", .enabled(if: CurlTransport.isAvailable))
+struct ResponseStreamFlowControlTests {
+    /// The most a paused stream holds: its buffer, what the transport had accepted when it was told
+    /// to pause, and what libcurl had in hand then. On Linux ``URLSessionTransport`` streams
+    /// through libcurl too, so the bound is the same.
+    static let peakBufferedBytes = StreamReceiver.bufferLimit + (1 << 20) + 2 * CurlTransfer.receiveBufferSize
+
+    @Test(arguments: FlowControlTransport.allCases)
+    func aStalledConsumerPausesTheTransferAndAllOfTheBodyArrivesAfter(_ kind: FlowControlTransport) async throws {
+        let fixture = try StreamFixture()
+        defer { fixture.server.stop() }
+        let transport = kind.make(fixture)
+        let agent = fixture.makeAgent(transport: transport)
+        let size = 32 << 20
+        let stream = try await agent.stream(StreamApi(url: "/download/\(size)"))
+        var chunks = stream.makeAsyncIterator()
+        var received = try #require(try await chunks.next()).count
+        // The consumer stalls: the buffer fills to its limit and the transfer pauses.
+        try await eventually { stream.buffer.isPaused }
+        // The consumer stays behind a while longer: what was on its way when the transfer was
+        // told to pause still arrives, and nothing after it, however long the wait.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(stream.buffer.peakBufferedBytes <= Self.peakBufferedBytes)
+        while let chunk = try await chunks.next() { received += chunk.count }
+        #expect(received == size)
+        #expect(stream.buffer.peakBufferedBytes <= Self.peakBufferedBytes)
+        #if canImport(FoundationNetworking)
+            if let session = transport as? URLSessionTransport { #expect(session.streamTransport != nil) }
+        #endif
+    }
+
+    @Test(arguments: FlowControlTransport.allCases)
+    func cancellingFromAnotherThreadWhilePausedEndsTheStreamAtOnce(_ kind: FlowControlTransport) async throws {
+        let fixture = try StreamFixture()
+        defer { fixture.server.stop() }
+        let agent = fixture.makeAgent(transport: kind.make(fixture))
+        let stream = try await agent.stream(StreamApi(url: "/download/\(64 << 20)"))
+        var chunks = stream.makeAsyncIterator()
+        _ = try await chunks.next()
+        try await eventually { stream.buffer.isPaused }
+        let clock = ContinuousClock()
+        let cancelled = clock.now
+        try await onOwnThread { stream.cancel() }
+        await #expect(throws: ErrandError.cancelled) { try await chunks.next() }
+        // Milliseconds alone, seconds beside a busy test run; a cancel that waited for the paused
+        // transfer would take its 60-second timeout, or forever.
+        #expect(clock.now - cancelled < timingBound(.seconds(10)))
+        try await eventually { !stream.task.isExecuting }
+        #expect(stream.task.error == .cancelled)
+    }
+
+    @Test(arguments: FlowControlTransport.allCases)
+    func otherRequestsOfTheAgentCompleteWhileAStreamIsPaused(_ kind: FlowControlTransport) async throws {
+        let fixture = try StreamFixture()
+        defer { fixture.server.stop() }
+        let agent = fixture.makeAgent(transport: kind.make(fixture))
+        let size = 32 << 20
+        let stream = try await agent.stream(StreamApi(url: "/download/\(size)"))
+        var chunks = stream.makeAsyncIterator()
+        var received = try #require(try await chunks.next()).count
+        try await eventually { stream.buffer.isPaused }
+        // A short timeout: a request held up behind the paused stream fails instead of hanging.
+        let response = try await agent.response(StreamApi(url: "/get", timeoutInterval: 10))
+        #expect(response.statusCode == 200)
+        let other = try await agent.stream(StreamApi(url: "/download/100000", timeoutInterval: 10))
+        #expect(try await other.collect(upTo: 1 << 20) == fixture.body(size: 100_000))
+        #expect(stream.buffer.isPaused)
+        while let chunk = try await chunks.next() { received += chunk.count }
+        #expect(received == size)
+    }
+
+    @Test(arguments: FlowControlTransport.allCases)
+    func aPausedStreamOutlivesItsIdleTimeout(_ kind: FlowControlTransport) async throws {
+        let fixture = try StreamFixture()
+        defer { fixture.server.stop() }
+        let agent = fixture.makeAgent(transport: kind.make(fixture))
+        let size = 8 << 20
+        let stream = try await agent.stream(StreamApi(url: "/download/\(size)", timeoutInterval: 2))
+        var chunks = stream.makeAsyncIterator()
+        var received = try #require(try await chunks.next()).count
+        try await eventually { stream.buffer.isPaused }
+        // Silent for longer than the timeout allows, but the silence is the consumer's, not the server's.
+        try await Task.sleep(for: .seconds(5))
+        while let chunk = try await chunks.next() { received += chunk.count }
+        #expect(received == size)
+        #expect(stream.task.error == nil)
+    }
+
+    @Test func aStreamStaysInTheSessionWhenTheConfigurationHasAProtocolOfItsOwn() async throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.protocolClasses = [CannedStreamProtocol.self] + (configuration.protocolClasses ?? [])
+        let transport = URLSessionTransport(configuration: configuration)
+        let config = NetworkConfig()
+        config.baseUrl = "http://\(CannedStreamProtocol.host)"
+        config.callbackQueue = DispatchQueue(label: "errand.flow-control-tests.callbacks")
+        let agent = NetworkAgent(config: config, transport: transport)
+        let stream = try await agent.stream(StreamApi(url: "/feed"))
+        #expect(try await stream.collect(upTo: 1 << 10) == CannedStreamProtocol.body)
+        #if canImport(FoundationNetworking)
+            #expect(transport.streamTransport == nil)
+        #endif
+    }
+}
