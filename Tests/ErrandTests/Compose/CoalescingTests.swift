@@ -10,7 +10,7 @@ private struct HeldRequest: BaseRequest {
     var method: HTTPMethod = .get
     var headers: [String: String] = [:]
     var coalesces: Bool?
-    var url: String { "/longpoll/poll?key=key-1&ts=0&wait=20" }
+    var url: String { "/longpoll/poll?key=key-1&ts=0&wait=30" }
     var responseSerializerType: ResponseSerializerType { .data }
     var coalescesDuplicates: Bool { coalesces ?? (method == .get) }
 }

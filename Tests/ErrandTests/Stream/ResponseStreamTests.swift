@@ -187,9 +187,9 @@ struct ResponseStreamTests {
     @Test func cancellingTheCallerBeforeTheHeadCancelsTheRequest() async throws {
         defer { fixture.server.stop() }
         let opening = Task { () throws(ErrandError) -> ResponseStream in
-            try await agent.stream(StreamApi(url: "/delay/10"))
+            try await agent.stream(StreamApi(url: "/fault/endless-headers"))
         }
-        try await eventually { fixture.server.receivedRequests(path: "/delay").count == 1 }
+        try await eventually { fixture.server.receivedRequests(path: "/fault").count == 1 }
         opening.cancel()
         await #expect(throws: ErrandError.cancelled) { try await opening.value }
     }
