@@ -82,7 +82,9 @@ public final class URLSessionTransport: Transport {
     /// Returns at once: the session's task is created and resumed on the transport's own queue.
     /// Redirects are followed here, not by URLSession, so that a POST keeps its body on 307 and
     /// 308 and credentials never reach another origin. On Linux a stream goes through libcurl
-    /// instead, as the overview says.
+    /// instead, as the overview says. A request with a ``TransportRequest/bodyStream`` fails with
+    /// `URLError(.unsupportedURL)` saying why: on Linux, FoundationNetworking would send such a body
+    /// cut short, or stall every session while it waits.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
@@ -109,6 +111,10 @@ public final class URLSessionTransport: Transport {
                 return events(.completed(refusal))
             }
             let request = hop.request
+            if let body = request.bodyStream {
+                body.discard()
+                return events(.completed(Self.cannotStream(to: request.url)))
+            }
             // FoundationNetworking neither reports a body file it cannot read nor ends the task:
             // it would wait out the timeout. Checked here, it fails at once, naming the file.
             if let file = request.bodyFileURL {
@@ -166,6 +172,25 @@ public final class URLSessionTransport: Transport {
             return !classes.isEmpty && builtIn.isSuperset(of: classes)
         }
     #endif
+
+    /// The failure of a request with a ``TransportRequest/bodyStream``, which this transport
+    /// fails rather than send cut short, stall every session for, or buffer whole.
+    private static func cannotStream(to url: URL) -> ErrandError {
+        #if canImport(FoundationNetworking)
+            // Measured with Swift 6.3.1: an input stream without bytes ready ends the body, sent as
+            // complete without an error; a read that waits for them holds up the one queue every
+            // URLSession of the process runs on; and Stream.getBoundStreams does not exist.
+            let reason =
+                "URLSessionTransport cannot send a streamed body (UploadBody.stream) on Linux: FoundationNetworking"
+                + " ends it as soon as no bytes are ready, sending it cut short, and waiting for bytes would stall"
+                + " every URLSession in the process. Use CurlTransport."
+        #else
+            let reason =
+                "URLSessionTransport does not send streamed bodies (UploadBody.stream); use a transport that does"
+        #endif
+        return .transport(
+            URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
+    }
 
     /// A copy of `configuration` without a `URLCache`. Errand caches responses itself, and on
     /// Linux a session with a URL cache creates each task's protocol only after an asynchronous
