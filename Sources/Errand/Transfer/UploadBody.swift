@@ -29,8 +29,9 @@ public enum UploadBody: Sendable, Equatable {
     /// The transport reads ahead only a small buffer (256 KiB with ``CurlTransport``), but an
     /// `AsyncStream` fed through its continuation holds whatever is yielded and not yet read: for
     /// a large body, produce chunks on demand with `AsyncStream(unfolding:)`, or yield no faster
-    /// than ``RequestTask/uploadProgress`` moves. ``URLSessionTransport`` cannot send such a body
-    /// and fails the request with `URLError(.unsupportedURL)` saying why; see <doc:Transfers>.
+    /// than ``RequestTask/uploadProgress`` moves. On Linux ``URLSessionTransport`` sends such a
+    /// body through libcurl, as it does streams; where it cannot, and on Apple platforms, it fails
+    /// the request with `URLError(.unsupportedURL)` saying why. See <doc:Transfers>.
     /// - Parameters:
     ///   - chunks: The body's bytes, in order; empty chunks are skipped.
     ///   - length: The body's length in bytes, or `nil` when it is not known in advance.

@@ -66,7 +66,7 @@ private final class AlwaysRetry: RequestInterceptor {
 }
 
 /// ``UploadBody/stream(_:length:)``: bodies produced while they are sent, chunked or of a declared
-/// length, under ``CurlTransport``, which sends them; and ``URLSessionTransport``, which refuses them.
+/// length, under both transports (``URLSessionTransport`` sends them through libcurl on Linux).
 @Suite("Streamed uploads", .enabled(if: CurlTransport.isAvailable))
 struct StreamedUploadTests {
     /// Chunk `index` of a body: sizes that straddle libcurl's 64 KiB reads, and an empty chunk.
@@ -87,14 +87,26 @@ struct StreamedUploadTests {
         return NetworkAgent(config: config, transport: transport)
     }
 
+    /// The transport that sent `transport`'s streamed bodies: itself, or on Linux the libcurl one a
+    /// ``URLSessionTransport`` sends them through.
+    private static func curlTransport(of transport: any Transport) -> CurlTransport? {
+        if let curl = transport as? CurlTransport { return curl }
+        #if canImport(FoundationNetworking)
+            return (transport as? URLSessionTransport)?.streamTransport
+        #else
+            return nil
+        #endif
+    }
+
     // MARK: What arrives
 
-    @Test func aBodyOfUnknownLengthGoesOutChunkedAndArrivesByteExact() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aBodyOfUnknownLengthGoesOutChunkedAndArrivesByteExact(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
         producer.send(Self.chunks)
-        let response = try await Self.agent(fixture).response(
+        let response = try await Self.agent(fixture, transport: kind.make()).response(
             StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
         #expect(response.object["bytes"] as? Int == Self.total)
         #expect(response.object["checksum"] as? String == Self.checksum.hexDigits)
@@ -104,12 +116,13 @@ struct StreamedUploadTests {
         #expect(sent.header("Content-Length") == nil)
     }
 
-    @Test func aBodyOfKnownLengthDeclaresItAndArrivesByteExact() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aBodyOfKnownLengthDeclaresItAndArrivesByteExact(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
         producer.send(Self.chunks)
-        let response = try await Self.agent(fixture).response(
+        let response = try await Self.agent(fixture, transport: kind.make()).response(
             StreamedUpload(method: .put, uploadBody: .stream(producer.chunks, length: Int64(Self.total))))
         #expect(response.object["bytes"] as? Int == Self.total)
         #expect(response.object["checksum"] as? String == Self.checksum.hexDigits)
@@ -118,10 +131,11 @@ struct StreamedUploadTests {
         #expect(sent.header("Transfer-Encoding") == nil)
     }
 
-    @Test func anEmptyStreamSendsAnEmptyBody() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func anEmptyStreamSendsAnEmptyBody(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
-        let agent = Self.agent(fixture)
+        let agent = Self.agent(fixture, transport: kind.make())
         for length: Int64? in [nil, 0] {
             let producer = Producer()
             producer.send([])
@@ -131,11 +145,13 @@ struct StreamedUploadTests {
         }
     }
 
-    @Test func aProducerSlowerThanTheNetworkStillArrivesWhole() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aProducerSlowerThanTheNetworkStillArrivesWhole(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
-        let task = Self.agent(fixture).start(StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
+        let task = Self.agent(fixture, transport: kind.make()).start(
+            StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
         var progress = task.uploadProgress.makeAsyncIterator()
         var sent: Int64 = 0
         var seen: Int64 = 0
@@ -151,14 +167,14 @@ struct StreamedUploadTests {
         #expect(response.object["checksum"] as? String == Self.checksum.hexDigits)
     }
 
-    @Test(arguments: [false, true])
-    func progressEndsAtTheBytesSent(declaresLength: Bool) async throws {
+    @Test(arguments: TransportKind.allCases, [false, true])
+    func progressEndsAtTheBytesSent(_ kind: TransportKind, declaresLength: Bool) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
         producer.send(Self.chunks)
         let log = ProgressLog()
-        let agent = Self.agent(fixture)
+        let agent = Self.agent(fixture, transport: kind.make())
         let length = declaresLength ? Int64(Self.total) : nil
         let task = agent.start(
             StreamedUpload(uploadBody: .stream(producer.chunks, length: length), uploadProgress: { log.append($0) }))
@@ -174,11 +190,12 @@ struct StreamedUploadTests {
         #expect(log.values.dropLast().allSatisfy { $0.totalBytes == length })
     }
 
-    @Test func waitingForTheProducerIsNotAnIdleTimeout() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func waitingForTheProducerIsNotAnIdleTimeout(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
-        let task = Self.agent(fixture).start(
+        let task = Self.agent(fixture, transport: kind.make()).start(
             StreamedUpload(uploadBody: .stream(producer.chunks, length: nil), timeoutInterval: 1))
         producer.continuation.yield(Data(count: 1000))
         var progress = task.uploadProgress.makeAsyncIterator()
@@ -190,12 +207,13 @@ struct StreamedUploadTests {
         #expect(response.object["bytes"] as? Int == 2000)
     }
 
-    @Test func aProducerThatNeverFinishesMeetsTheResourceDeadline() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aProducerThatNeverFinishesMeetsTheResourceDeadline(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
         producer.continuation.yield(Data(count: 1000))
-        let task = await Self.agent(fixture).finishedTask(
+        let task = await Self.agent(fixture, transport: kind.make()).finishedTask(
             StreamedUpload(uploadBody: .stream(producer.chunks, length: nil), timeoutIntervalForResource: 0.5))
         #expect(task.error == .timedOut)
         #expect(await producer.wasCancelled())
@@ -203,10 +221,11 @@ struct StreamedUploadTests {
 
     // MARK: A body that is not what it declared
 
-    @Test func aStreamLongerThanDeclaredFailsNamingBothLengths() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aStreamLongerThanDeclaredFailsNamingBothLengths(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
-        let agent = Self.agent(fixture)
+        let agent = Self.agent(fixture, transport: kind.make())
         // All at once, and the declared length first then more: the last declared byte is held
         // back until the stream ends, so the body cannot go out as if complete.
         for chunks in [[Data(count: 1500)], [Data(count: 1000), Data(count: 500)]] {
@@ -221,12 +240,13 @@ struct StreamedUploadTests {
         }
     }
 
-    @Test func aStreamShorterThanDeclaredFailsNamingBothLengths() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aStreamShorterThanDeclaredFailsNamingBothLengths(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
         producer.send([Data(count: 600)])
-        let task = await Self.agent(fixture).finishedTask(
+        let task = await Self.agent(fixture, transport: kind.make()).finishedTask(
             StreamedUpload(uploadBody: .stream(producer.chunks, length: 1000)))
         guard case .serialization(let reason) = task.error else {
             Issue.record("expected a serialization error, got \(String(describing: task.error))")
@@ -248,7 +268,8 @@ struct StreamedUploadTests {
 
     // MARK: Sent once
 
-    @Test func a503IsNotRetriedAndNoInterceptorIsAsked() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func a503IsNotRetriedAndNoInterceptorIsAsked(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let always = AlwaysRetry()
@@ -258,17 +279,18 @@ struct StreamedUploadTests {
         let request = StreamedUpload(
             url: "/status/503", method: .put, uploadBody: .stream(producer.chunks, length: nil),
             interceptors: [RetryPolicy(maxAttempts: 3, baseDelay: 0), always])
-        let task = await Self.agent(fixture).finishedTask(request)
+        let task = await Self.agent(fixture, transport: kind.make()).finishedTask(request)
         #expect(task.error == .statusCode(503))
         #expect(task.attemptCount == 1)
         #expect(always.asked[\.self] == 0)
         #expect(fixture.server.receivedRequests(path: "/status/503").count == 1)
     }
 
-    @Test func identicalStreamedPostsAreNotCoalesced() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func identicalStreamedPostsAreNotCoalesced(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
-        let agent = Self.agent(fixture)
+        let agent = Self.agent(fixture, transport: kind.make())
         let producers = [Producer(), Producer()]
         let requests = producers.map {
             StreamedUpload(uploadBody: .stream($0.chunks, length: nil), coalescesDuplicates: true)
@@ -284,12 +306,13 @@ struct StreamedUploadTests {
         }
     }
 
-    @Test func aRedirectThatNeedsTheBodyAgainIsRefused() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aRedirectThatNeedsTheBodyAgainIsRefused(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
         producer.send(Self.chunks)
-        let task = await Self.agent(fixture).finishedTask(
+        let task = await Self.agent(fixture, transport: kind.make()).finishedTask(
             StreamedUpload(
                 url: "/redirect-to?url=%2Fupload&status_code=307", uploadBody: .stream(producer.chunks, length: nil)))
         guard case .redirectRefused(let reason) = task.error else {
@@ -300,12 +323,13 @@ struct StreamedUploadTests {
         #expect(fixture.server.receivedRequests(path: "/upload").isEmpty)
     }
 
-    @Test func aBodyStreamIsTakenByOneSendOnly() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func aBodyStreamIsTakenByOneSendOnly(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
         producer.send(Self.chunks)
-        let transport = CurlTransport()
+        let transport = kind.make()
         let url = try #require(URL(string: fixture.server.baseURL + "/upload"))
         let request = TransportRequest(
             url: url, method: "POST", bodyStream: BodyStream(producer.chunks, length: nil))
@@ -327,11 +351,13 @@ struct StreamedUploadTests {
 
     // MARK: Cancelling and memory
 
-    @Test func cancellingMidUploadEndsPromptlyAndStopsThePump() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func cancellingMidUploadEndsPromptlyAndStopsThePump(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let producer = Producer()
-        let task = Self.agent(fixture).start(StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
+        let task = Self.agent(fixture, transport: kind.make()).start(
+            StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
         producer.continuation.yield(Data(count: 100_000))
         var progress = task.uploadProgress.makeAsyncIterator()
         while let value = await progress.next(), value.completedBytes < 100_000 {}
@@ -347,10 +373,11 @@ struct StreamedUploadTests {
         }
     }
 
-    @Test func cancellingAtOnceEndsTheStreamWhetherOrNotItWasSent() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func cancellingAtOnceEndsTheStreamWhetherOrNotItWasSent(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
-        let agent = Self.agent(fixture)
+        let agent = Self.agent(fixture, transport: kind.make())
         for _ in 0..<20 {
             let producer = Producer()
             agent.start(StreamedUpload(uploadBody: .stream(producer.chunks, length: nil))).cancel()
@@ -358,7 +385,8 @@ struct StreamedUploadTests {
         }
     }
 
-    @Test func a64MiBStreamKeepsThePumpsBufferBounded() async throws {
+    @Test(arguments: TransportKind.allCases)
+    func a64MiBStreamKeepsThePumpsBufferBounded(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let size = 64 << 20
@@ -373,25 +401,43 @@ struct StreamedUploadTests {
             guard start < size else { return nil }
             return TestServer.downloadContent(size: size, version: 3, range: start..<start + chunkSize)
         }
-        let transport = CurlTransport()
+        let transport = kind.make()
         let response = try await Self.agent(fixture, transport: transport).response(
             StreamedUpload(uploadBody: .stream(chunks, length: Int64(size))))
         #expect(response.object["bytes"] as? Int == size)
         let expected = String(TransferFixture.expectedChecksum(size: size, version: 3), radix: 16)
         #expect(response.object["checksum"] as? String == String(repeating: "0", count: 16 - expected.count) + expected)
         // The pump waits once it holds its limit: at most one chunk more ever waited to be sent.
-        #expect(transport.peakUploadBufferedBytes > 0)
-        #expect(transport.peakUploadBufferedBytes <= BodyStreamPump.defaultLimit + chunkSize)
+        let curl = try #require(Self.curlTransport(of: transport))
+        #expect(curl.peakUploadBufferedBytes > 0)
+        #expect(curl.peakUploadBufferedBytes <= BodyStreamPump.defaultLimit + chunkSize)
     }
 
     // MARK: URLSessionTransport
 
-    @Test func urlSessionTransportRefusesAStreamedBodySayingWhy() async throws {
+    #if canImport(FoundationNetworking)
+        @Test func urlSessionTransportSendsAStreamedBodyThroughLibcurl() async throws {
+            let fixture = try TransferFixture()
+            defer { fixture.removeDirectory() }
+            let producer = Producer()
+            producer.send(Self.chunks)
+            let transport = URLSessionTransport()
+            let response = try await Self.agent(fixture, transport: transport).response(
+                StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
+            #expect(response.object["checksum"] as? String == Self.checksum.hexDigits)
+            #expect(transport.streamTransport != nil)
+        }
+    #endif
+
+    @Test func urlSessionTransportRefusesAStreamedBodyItWouldSendItselfSayingWhy() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
+        // A protocol class of the app's own keeps requests on the session, which libcurl would bypass.
+        let configuration = URLSessionConfiguration.default
+        configuration.protocolClasses = [CannedStreamProtocol.self] + (configuration.protocolClasses ?? [])
         let producer = Producer()
-        let task = await Self.agent(fixture, transport: URLSessionTransport()).finishedTask(
-            StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
+        let task = await Self.agent(fixture, transport: URLSessionTransport(configuration: configuration))
+            .finishedTask(StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
         guard case .transport(let error) = task.error else {
             Issue.record("expected a transport error, got \(String(describing: task.error))")
             return
