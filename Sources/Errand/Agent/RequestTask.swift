@@ -318,17 +318,30 @@ public final class RequestTask: Sendable {
 
     /// Records the outcome; `false` when the task had already finished, so that each task finishes once.
     func finish(response: Response?, error: ErrandError?) -> Bool {
-        let temporaryFiles = state.withLock { state -> [URL]? in
+        let finished = state.withLock {
+            state -> (files: [URL], wasBuilt: Bool, built: BodyStream?, sent: BodyStream?)? in
             guard state.phase != .finished else { return nil }
             state.phase = .finished
             state.response = response
             state.error = error
             state.transportTask = nil
             state.pendingWork = nil
-            return Self.takeTemporaryFilesIfUnused(&state)
+            return (
+                Self.takeTemporaryFilesIfUnused(&state), state.builtRequest != nil, state.builtRequest?.bodyStream,
+                state.sentRequest?.bodyStream
+            )
         }
-        guard let temporaryFiles else { return false }
-        Self.remove(temporaryFiles)
+        guard let finished else { return false }
+        Self.remove(finished.files)
+        // A body stream no transport took — the request failed before it was sent, was answered
+        // from the cache, cancelled while queued, or refused — ends with the task, so that its
+        // producer stops yielding into a stream nobody reads.
+        if finished.wasBuilt {
+            finished.built?.discard()
+            finished.sent?.discard()
+        } else if case .stream(let body)? = request.uploadBody {
+            body.discard()
+        }
         progress.finish()
         return true
     }

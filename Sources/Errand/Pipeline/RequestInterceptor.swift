@@ -27,8 +27,9 @@ public protocol RequestInterceptor: Sendable {
     func validate(_ response: Response, for task: RequestTask) throws(ErrandError)
 
     /// Called after an attempt failed with `error` (never for ``ErrandError/cancelled``): what to
-    /// do next. The failed attempt's response, if any, is ``RequestTask/response``.
-    /// Default: ``RetryDecision/doNotRetry``.
+    /// do next. The failed attempt's response, if any, is ``RequestTask/response``. Never called
+    /// for a request whose body was streamed (``UploadBody/stream(_:length:)``), which cannot be
+    /// sent again. Default: ``RetryDecision/doNotRetry``.
     func retry(_ task: RequestTask, dueTo error: ErrandError) async -> RetryDecision
 }
 

@@ -263,7 +263,9 @@ final class RequestPipeline: Sendable {
                 error = rejection
             }
         }
-        guard let error, error != .cancelled, !plan.interceptors.isEmpty else {
+        // A body produced while it was sent is gone: another attempt would send a different body, or none.
+        let sentBodyOnce = request.bodyStream != nil || task.sentRequest?.bodyStream != nil
+        guard let error, error != .cancelled, !plan.interceptors.isEmpty, !sentBodyOnce else {
             return conclude(task, plan, response: response, error: error)
         }
         decideRetry(task, plan, request, response: response, error: error)

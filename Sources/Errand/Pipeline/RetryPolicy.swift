@@ -12,6 +12,8 @@ import Foundation
 /// ```
 /// A `Retry-After` header (seconds or an HTTP date) sets the delay instead, up to `maxDelay`.
 /// POST and PATCH are not retried by default: the server may have acted on the first attempt.
+/// A request whose body was streamed (``UploadBody/stream(_:length:)``) is never retried,
+/// whatever its method: its body was consumed as it was sent.
 public struct RetryPolicy: RequestInterceptor {
     /// Attempts in all, the first included.
     public let maxAttempts: Int

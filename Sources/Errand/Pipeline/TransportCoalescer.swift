@@ -21,7 +21,7 @@ final class TransportCoalescer: Sendable {
 
         /// `nil` for a request with a body: it is never shared.
         init?(_ request: TransportRequest) {
-            guard request.body == nil, request.bodyFileURL == nil else { return nil }
+            guard request.body == nil, request.bodyFileURL == nil, request.bodyStream == nil else { return nil }
             method = request.method
             url = request.url
             headers = request.headers

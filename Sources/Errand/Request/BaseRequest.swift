@@ -121,9 +121,10 @@ public protocol BaseRequest: Sendable {
     /// encoded into a temporary file, off the calling thread, that is deleted when the request ends.
     var constructingBody: (@Sendable (inout MultipartFormData) -> Void)? { get }
 
-    /// A body sent as it is, for POST, PUT or PATCH: bytes, or a file streamed from disk.
-    /// ``arguments`` then go in the query string. `Content-Type` is `application/octet-stream`
-    /// unless ``headers`` names one. Default `nil`.
+    /// A body sent as it is, for POST, PUT or PATCH: bytes, a file streamed from disk, or
+    /// chunks produced while it is sent (``UploadBody/stream(_:length:)``, never retried or
+    /// coalesced). ``arguments`` then go in the query string. `Content-Type` is
+    /// `application/octet-stream` unless ``headers`` names one. Default `nil`.
     var uploadBody: UploadBody? { get }
 
     /// Called on ``NetworkConfig/callbackQueue`` as the body is sent, newest value only when
@@ -159,7 +160,8 @@ public protocol BaseRequest: Sendable {
     var usesConfigInterceptors: Bool { get }
 
     /// Whether identical requests in flight share one network call. Default `true` for a GET
-    /// without a ``resumableDownloadPath``, else `false`.
+    /// without a ``resumableDownloadPath``, else `false`; never for a streamed ``uploadBody``,
+    /// whatever this says.
     ///
     /// Identical means the same method, URL, header fields (credentials included after
     /// interceptors adapted them) and timeouts, and no body. Each caller keeps its own

@@ -13,7 +13,8 @@ struct RequestPlan: Sendable {
     /// Whether an interceptor started the request for an attempt that holds a slot, such as a
     /// token refresh: it skips the concurrency limit (see ``InterceptorScope``).
     let isInterceptorWork: Bool
-    /// Whether an identical call in flight may answer it too; never for a download, which writes its own file.
+    /// Whether an identical call in flight may answer it too; never for a download, which writes
+    /// its own file, nor for a streamed upload body, which only one call can read.
     let coalesces: Bool
     /// Whether only the cache may answer: ``NetworkConfig/isOffline`` or ``CachePolicy/cacheOnly``.
     let isOffline: Bool
@@ -33,8 +34,14 @@ struct RequestPlan: Sendable {
         priority = request.priority
         maximumResponseSize = request.maximumResponseSize ?? config.maximumResponseSize
         isInterceptorWork = InterceptorScope.isActive
-        coalesces = request.coalescesDuplicates && downloadTarget == nil && !streams
+        coalesces = request.coalescesDuplicates && downloadTarget == nil && !streams && !Self.streamsBody(request)
         isOffline = config.isOffline || (request.cachePolicy == .cacheOnly && !streams)
         self.streams = streams
+    }
+
+    /// Whether `request`'s body is produced while it is sent (``UploadBody/stream(_:length:)``).
+    private static func streamsBody(_ request: any BaseRequest) -> Bool {
+        if case .stream = request.uploadBody { return true }
+        return false
     }
 }

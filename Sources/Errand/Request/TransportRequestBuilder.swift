@@ -76,6 +76,13 @@ enum TransportRequestBuilder {
             request.bodyFileURL = url
             // A declared length, rather than chunked encoding, which some servers refuse for uploads.
             request.headers["Content-Length"] = String(try UploadFile.size(of: url))
+        case .stream(let stream):
+            request.bodyStream = stream
+            guard let length = stream.length else { return }
+            guard length >= 0 else {
+                throw .serialization("a streamed upload body cannot declare a negative length (\(length) bytes)")
+            }
+            request.headers["Content-Length"] = String(length)
         }
     }
 

@@ -15,6 +15,9 @@ struct CurlCommand: CustomStringConvertible {
             } else {
                 parts += ["--data-binary", "@-", "# \(body.count) bytes of binary body on standard input"]
             }
+        } else if let stream = request.bodyStream {
+            let size = stream.length.map { "\($0) bytes" } ?? "unknown length"
+            parts += ["--data-binary", "@-", "# a streamed body (\(size)) on standard input"]
         }
         return parts.joined(separator: " ")
     }

@@ -1,9 +1,41 @@
 import Foundation
 
-/// A request body sent as it is — a file or bytes — rather than built from `arguments`.
+/// A request body sent as it is — bytes, a file, or a stream produced while it is sent — rather
+/// than built from `arguments`.
+///
+/// Equatable: bytes and files compare by value; a stream only by identity (see ``BodyStream``),
+/// since two streams cannot be compared without consuming them.
 public enum UploadBody: Sendable, Equatable {
     /// Bytes held in memory.
     case data(Data)
     /// A local file, streamed from disk as it is sent, never read whole into memory.
     case file(URL)
+    /// Chunks produced while the body is sent; ``stream(_:length:)`` makes one.
+    case stream(BodyStream)
+
+    /// A body produced while it is sent: each chunk `chunks` yields goes out as the connection
+    /// takes it, and the body ends when the stream finishes.
+    ///
+    /// With `length` the request declares `Content-Length: length`, and fails with
+    /// ``ErrandError/serialization(_:)`` when the stream produces more or fewer bytes; with `nil`
+    /// the body goes out chunked (`Transfer-Encoding: chunked` on HTTP/1.1). Upload progress is
+    /// reported as for a file, its last value's total the bytes sent.
+    ///
+    /// The stream is read once, so such a request is never retried (interceptors are not asked),
+    /// never shares a call with an identical one, and fails with
+    /// ``ErrandError/redirectRefused(_:)`` on a 307 or 308 redirect, which would need the body again.
+    /// Cancelling the request ends the stream: its `onTermination` runs with `.cancelled`.
+    ///
+    /// The transport reads ahead only a small buffer (256 KiB with ``CurlTransport``), but an
+    /// `AsyncStream` fed through its continuation holds whatever is yielded and not yet read: for
+    /// a large body, produce chunks on demand with `AsyncStream(unfolding:)`, or yield no faster
+    /// than ``RequestTask/uploadProgress`` moves. On Linux ``URLSessionTransport`` sends such a
+    /// body through libcurl, as it does streams; where it cannot, and on Apple platforms, it fails
+    /// the request with `URLError(.unsupportedURL)` saying why. See <doc:Transfers>.
+    /// - Parameters:
+    ///   - chunks: The body's bytes, in order; empty chunks are skipped.
+    ///   - length: The body's length in bytes, or `nil` when it is not known in advance.
+    public static func stream(_ chunks: AsyncStream<Data>, length: Int64?) -> UploadBody {
+        .stream(BodyStream(chunks, length: length))
+    }
 }

@@ -2,7 +2,8 @@ import Foundation
 
 /// Decides where a redirect leads and what the next request keeps, the way browsers do, and
 /// closes what URLSession on Linux leaves open: credentials never follow a redirect to another
-/// origin, an `https` request is never continued over plain `http`, and 307/308 keep the body.
+/// origin, an `https` request is never continued over plain `http`, and 307/308 keep the body
+/// (a streamed body, which cannot be sent twice, ends the request there instead).
 struct RedirectPolicy: Sendable {
     /// Redirects followed before failing with ``ErrandError/redirectRefused(_:)`` — a loop, or
     /// a chain too long to be one. Default `16`, as Apple's URLSession.
@@ -45,7 +46,14 @@ struct RedirectPolicy: Sendable {
             next.method = "GET"
             next.body = nil
             next.bodyFileURL = nil
+            next.bodyStream = nil
             next.headers = next.headers.filter { !["content-type", "content-length"].contains($0.key.lowercased()) }
+        }
+        if next.bodyStream != nil {
+            return .failure(
+                .redirectRefused(
+                    "\(request.url.absoluteString) redirects with \(statusCode) to \(target.absoluteString), which"
+                        + " needs the body again, but a streamed body is sent only once"))
         }
         return .success(next)
     }

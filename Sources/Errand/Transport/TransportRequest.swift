@@ -12,6 +12,10 @@ public struct TransportRequest: Sendable, Equatable {
     public var body: Data?
     /// A file whose bytes are the body, streamed from disk; when set, ``body`` is `nil`.
     public var bodyFileURL: URL?
+    /// A body produced while it is sent, read once (``UploadBody/stream(_:length:)``); when set,
+    /// ``body`` and ``bodyFileURL`` are `nil`. A transport that cannot send it fails the request
+    /// saying so. Default `nil`.
+    public var bodyStream: BodyStream?
     /// Seconds to wait for data before failing with ``ErrandError/timedOut``.
     public var timeoutInterval: Double
     /// Seconds the whole exchange may take before failing with ``ErrandError/timedOut``; `nil` for no limit.
@@ -24,13 +28,15 @@ public struct TransportRequest: Sendable, Equatable {
     /// Creates a request.
     public init(
         url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
-        bodyFileURL: URL? = nil, timeoutInterval: Double = 60, timeoutIntervalForResource: Double? = nil
+        bodyFileURL: URL? = nil, bodyStream: BodyStream? = nil, timeoutInterval: Double = 60,
+        timeoutIntervalForResource: Double? = nil
     ) {
         self.url = url
         self.method = method
         self.headers = headers
         self.body = body
         self.bodyFileURL = bodyFileURL
+        self.bodyStream = bodyStream
         self.timeoutInterval = timeoutInterval
         self.timeoutIntervalForResource = timeoutIntervalForResource
     }

@@ -23,13 +23,19 @@ import Foundation
 /// ``TransportEvent/metrics(_:)``. They stay on the session, unpaused, where libcurl cannot be
 /// loaded or the configuration lists `protocolClasses` of its own, which would serve them.
 ///
+/// A request whose body is produced while it is sent (``TransportRequest/bodyStream``) goes
+/// through that ``CurlTransport`` too: FoundationNetworking ends such a body as soon as no bytes
+/// are ready, sending it cut short, and waiting for them would hold every session. Where it would
+/// stay on the session — and on Apple platforms, where this transport does not send such bodies
+/// yet — the request fails at once with `URLError(.unsupportedURL)` saying why.
+///
 /// Releasing the transport invalidates its session once the requests in flight have finished.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: SessionEventRouter
     #if canImport(FoundationNetworking)
-        /// Where streamed requests go on Linux, made at the first one; `nil` in the box until then,
-        /// and no box when they stay on the session.
+        /// Where streamed requests and streamed bodies go on Linux, made at the first one; `nil` in
+        /// the box until then, and no box when they stay on the session.
         private let streams: Locked<CurlTransport?>?
         private let sessionConfiguration: URLSessionConfiguration
     #endif
@@ -81,13 +87,13 @@ public final class URLSessionTransport: Transport {
     ///
     /// Returns at once: the session's task is created and resumed on the transport's own queue.
     /// Redirects are followed here, not by URLSession, so that a POST keeps its body on 307 and
-    /// 308 and credentials never reach another origin. On Linux a stream goes through libcurl
-    /// instead, as the overview says.
+    /// 308 and credentials never reach another origin. On Linux a stream, and a request with a
+    /// ``TransportRequest/bodyStream``, go through libcurl instead, as the overview says.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
         #if canImport(FoundationNetworking)
-            if request.isStreaming, let curl = transportForStream(request) {
+            if request.isStreaming || request.bodyStream != nil, let curl = transportForStream(request) {
                 return curl.send(request, events: events)
             }
         #endif
@@ -109,6 +115,10 @@ public final class URLSessionTransport: Transport {
                 return events(.completed(refusal))
             }
             let request = hop.request
+            if let body = request.bodyStream {
+                body.discard()
+                return events(.completed(Self.cannotStream(to: request.url)))
+            }
             // FoundationNetworking neither reports a body file it cannot read nor ends the task:
             // it would wait out the timeout. Checked here, it fails at once, naming the file.
             if let file = request.bodyFileURL {
@@ -144,8 +154,8 @@ public final class URLSessionTransport: Transport {
         /// The transport streams went through, once one did.
         var streamTransport: CurlTransport? { streams?[\.self] }
 
-        /// The transport that reads `request`, a stream, with flow control; `nil` to send it on the
-        /// session. A stream to a host with pinned keys stays there too, to be refused as every
+        /// The transport that reads `request`, a stream, with flow control, or sends its streamed
+        /// body without holding the session's queue; `nil` to send it on the session. A stream to a host with pinned keys stays there too, to be refused as every
         /// request to it is; a redirect there is checked against the pins by libcurl.
         private func transportForStream(_ request: TransportRequest) -> CurlTransport? {
             guard let streams, serverTrust.refusal(of: request.url, canCheckPins: false) == nil else { return nil }
@@ -166,6 +176,26 @@ public final class URLSessionTransport: Transport {
             return !classes.isEmpty && builtIn.isSuperset(of: classes)
         }
     #endif
+
+    /// The failure of a request with a ``TransportRequest/bodyStream`` that stays on the session,
+    /// which fails it rather than send it cut short, stall every session for it, or buffer it whole.
+    private static func cannotStream(to url: URL) -> ErrandError {
+        #if canImport(FoundationNetworking)
+            // Measured with Swift 6.3.1: an input stream without bytes ready ends the body, sent as
+            // complete without an error; a read that waits for them holds up the one queue every
+            // URLSession of the process runs on; and Stream.getBoundStreams does not exist.
+            let reason =
+                "URLSessionTransport cannot send a streamed body (UploadBody.stream) through FoundationNetworking,"
+                + " which ends it as soon as no bytes are ready, sending it cut short, and waiting for bytes would"
+                + " stall every URLSession in the process; it sends one through libcurl, which here cannot be"
+                + " loaded or would bypass the configuration's own protocolClasses."
+        #else
+            let reason =
+                "URLSessionTransport does not send streamed bodies (UploadBody.stream); use a transport that does"
+        #endif
+        return .transport(
+            URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
+    }
 
     /// A copy of `configuration` without a `URLCache`. Errand caches responses itself, and on
     /// Linux a session with a URL cache creates each task's protocol only after an asynchronous

@@ -12,6 +12,8 @@ final class CurlDriver: Sendable {
         case cancel(id: Int)
         /// The consumer caught up: continue the paused request.
         case resume(id: Int)
+        /// A streamed body has bytes ready: continue sending the paused request.
+        case resumeSending(id: Int)
         /// No more requests will come: end the thread once none runs.
         case shutdown
     }

@@ -19,6 +19,8 @@ struct CurlHop: Sendable {
     var certificateAuthorityFile: String? = nil
     /// The public keys pinned per host, checked on every hop.
     var serverTrust = ServerTrust.system
+    /// Where a streamed body's bytes come from; `nil` when the request has none.
+    var bodyPump: BodyStreamPump? = nil
 }
 
 extension CurlHop {

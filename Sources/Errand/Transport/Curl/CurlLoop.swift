@@ -47,6 +47,7 @@ final class CurlLoop {
         case .start(let hop): start(hop)
         case .cancel(let id): transfer(id).map(remove)
         case .resume(let id): transfer(id).map(resume)
+        case .resumeSending(let id): transfer(id).map(resumeSending)
         case .shutdown: isShuttingDown = true
         }
     }
@@ -87,11 +88,22 @@ final class CurlLoop {
         handlesByID[hop.id] = easy
     }
 
-    /// Continues a transfer its consumer caught up with; one libcurl cannot continue ends now,
-    /// for paused it has no timeout that would end it.
+    /// Continues a transfer its consumer caught up with.
     private func resume(_ transfer: CurlTransfer) {
         guard transfer.consumerCaughtUp() else { return }
-        let result = calls.pause(transfer.easy, ERRAND_CURLPAUSE_CONT)
+        unpause(transfer)
+    }
+
+    /// Continues sending a transfer whose streamed body has bytes ready again.
+    private func resumeSending(_ transfer: CurlTransfer) {
+        guard transfer.bodyReady() else { return }
+        unpause(transfer)
+    }
+
+    /// Keeps paused only the directions still waiting; a transfer libcurl cannot continue ends
+    /// now, for paused it has no timeout that would end it.
+    private func unpause(_ transfer: CurlTransfer) {
+        let result = calls.pause(transfer.easy, transfer.pauseMask)
         guard result != ERRAND_CURLE_OK else { return }
         remove(transfer)
         transfer.hop.mailbox.close(with: CurlErrorMapping.error(for: result, url: transfer.hop.request.url))
@@ -134,6 +146,11 @@ final class CurlLoop {
                 }
                 var nextHop = hop
                 nextHop.request = request
+                if request.bodyStream == nil, let pump = hop.bodyPump {
+                    // The redirect turned the request into a GET: its producer need not go on.
+                    pump.stop()
+                    nextHop.bodyPump = nil
+                }
                 nextHop.cookieHeader = cookies.header(for: request)
                 nextHop.redirectCount += 1
                 driver.submit(.start(nextHop))

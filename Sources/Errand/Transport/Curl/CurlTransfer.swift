@@ -24,6 +24,9 @@ final class CurlTransfer {
     private(set) var lastActivity = DispatchTime.now()
     /// Paused because the consumer is behind; the idle timeout does not run meanwhile.
     private(set) var isPausedForConsumer = false
+    /// Paused because a streamed body has no bytes ready. Neither does the idle timeout run
+    /// meanwhile: the wait is for the producer, not the network.
+    private(set) var isPausedForBody = false
     /// Why the read callback aborted the transfer: libcurl reports only that a callback did,
     /// which would read as a cancel.
     private(set) var uploadFailure: ErrandError?
@@ -35,7 +38,9 @@ final class CurlTransfer {
         self.easy = easy
         self.cookies = cookies
         let request = hop.request
-        if let file = request.bodyFileURL {
+        if let pump = hop.bodyPump {
+            upload = CurlUploadBody(pump: pump)
+        } else if let file = request.bodyFileURL {
             upload = try CurlUploadBody(fileURL: file)
         } else if let body = request.body {
             upload = CurlUploadBody(data: body)
@@ -53,7 +58,7 @@ final class CurlTransfer {
     /// When the idle timeout or the deadline expires; `nil` for never.
     var expiry: DispatchTime? {
         let idle =
-            isPausedForConsumer
+            isPausedForConsumer || isPausedForBody
             ? nil : lastActivity + CurlHop.timeout(hop.request.timeoutInterval)
         switch (idle, hop.deadline) {
         case (let idle?, let deadline?): return min(idle, deadline)
@@ -69,6 +74,20 @@ final class CurlTransfer {
         isPausedForConsumer = false
         lastActivity = .now()
         return true
+    }
+
+    /// Notes that a streamed body has bytes ready after a pause; `false` when sending was not
+    /// paused. The caller then unpauses the handle.
+    func bodyReady() -> Bool {
+        guard isPausedForBody else { return false }
+        isPausedForBody = false
+        lastActivity = .now()
+        return true
+    }
+
+    /// The directions still paused, as `curl_easy_pause` takes them.
+    var pauseMask: Int32 {
+        (isPausedForConsumer ? ERRAND_CURLPAUSE_RECV : 0) | (isPausedForBody ? ERRAND_CURLPAUSE_SEND : 0)
     }
 
     /// Timings and protocol of the hop, read before the handle is reused.
@@ -132,19 +151,39 @@ final class CurlTransfer {
     private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         lastActivity = .now()
         guard let upload else { return Int(ERRAND_CURL_READFUNC_ABORT) }
-        let count: Int
+        let ready: Int?
         do throws(ErrandError) {
-            count = try upload.read(into: buffer)
+            ready = try upload.read(into: buffer)
         } catch {
             uploadFailure = error
             return Int(ERRAND_CURL_READFUNC_ABORT)
         }
-        if count > 0 { hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.size)) }
+        guard let count = ready else {
+            // Returning nothing would end the body: libcurl pauses sending until the pump wakes it.
+            isPausedForBody = true
+            return Int(ERRAND_CURL_READFUNC_PAUSE)
+        }
+        if count > 0 {
+            hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.size))
+        } else if upload.size == nil {
+            // A body of unknown length has one now.
+            hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.offset))
+        }
         return count
     }
 
     private func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
-        guard origin == SEEK_SET, upload?.seek(to: offset) == true else { return ERRAND_CURL_SEEKFUNC_CANTSEEK }
+        guard origin == SEEK_SET, let upload, upload.seek(to: offset) else {
+            // libcurl rewinds to resend on a new connection, and would report only that it could not.
+            if upload?.isProduced == true {
+                let reason = "the connection closed while the streamed body was being sent, which cannot be sent again"
+                uploadFailure = .transport(
+                    URLError(
+                        .networkConnectionLost,
+                        userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason]))
+            }
+            return ERRAND_CURL_SEEKFUNC_CANTSEEK
+        }
         return ERRAND_CURL_SEEKFUNC_OK
     }
 
@@ -206,7 +245,8 @@ final class CurlTransfer {
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
         setLong(ERRAND_CURLOPT_UPLOAD, 1)
-        _ = errand_curl_easy_setopt_off(easy, ERRAND_CURLOPT_INFILESIZE_LARGE, upload.size)
+        // -1, unknown: libcurl sends the body chunked on HTTP/1.1.
+        _ = errand_curl_easy_setopt_off(easy, ERRAND_CURLOPT_INFILESIZE_LARGE, upload.size ?? -1)
         if method != "PUT" { _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CUSTOMREQUEST, method) }
         _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_READDATA, context)
         _ = errand_curl_easy_setopt_data_callback(easy, ERRAND_CURLOPT_READFUNCTION) { buffer, size, count, context in

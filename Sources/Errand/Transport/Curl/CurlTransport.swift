@@ -12,6 +12,9 @@ import Foundation
 /// URLSession on Linux lacks:
 /// - Flow control: when the consumer of a response falls behind by ``bufferLimit`` bytes, the
 ///   transfer pauses, so a large download stays bounded in memory.
+/// - Streamed request bodies (``TransportRequest/bodyStream``): chunked when their length is
+///   unknown, read at most 256 KiB ahead of the connection, and the transfer pauses — never
+///   blocks its thread — while the producer has nothing ready.
 /// - `timeoutInterval` as an idle timeout and `timeoutIntervalForResource` as a deadline for
 ///   the whole request, redirects included.
 /// - Redirects followed by Errand: 307 and 308 keep the method and body; `Authorization`,
@@ -40,6 +43,7 @@ public final class CurlTransport: Transport {
     private let cookies: CurlCookies
     private let additionalHeaders: [String: String]
     private let peakBuffered = Locked(0)
+    private let peakUploadBuffered = Locked(0)
     /// Certificates trusted instead of the system's: only tests set it, to reach a local TLS server.
     private let certificateAuthorityFile: String?
     /// The public keys pinned per host. Default ``ServerTrust/system``: none.
@@ -93,11 +97,19 @@ public final class CurlTransport: Transport {
     {
         let id = driver?.makeID() ?? 0
         driver?.requestStarted()
+        let pump = request.bodyStream.map { body in
+            BodyStreamPump(body: body, url: request.url) { [driver] in driver?.submit(.resumeSending(id: id)) }
+        }
         let mailbox = CurlEventMailbox(
             pauseThreshold: bufferLimit, events: events,
             resume: { [driver] in driver?.submit(.resume(id: id)) },
-            closed: { [driver, peakBuffered] highWaterMark in
+            closed: { [driver, peakBuffered, peakUploadBuffered] highWaterMark in
                 peakBuffered.withLock { $0 = max($0, highWaterMark) }
+                if let pump {
+                    // Done, failed or cancelled: the producer need not go on.
+                    pump.stop()
+                    peakUploadBuffered.withLock { $0 = max($0, pump.highWaterMark) }
+                }
                 driver?.requestEnded()
             })
         let task = CurlTask(id: id, mailbox: mailbox, driver: driver)
@@ -116,6 +128,10 @@ public final class CurlTransport: Transport {
             mailbox.close(with: refusal)
             return task
         }
+        if let pump, !pump.start() {
+            mailbox.close(with: BodyStream.alreadySent(to: request.url))
+            return task
+        }
         var request = request
         for (name, value) in additionalHeaders where request.headers.headerField(name) == nil {
             request.headers[name] = value
@@ -126,11 +142,15 @@ public final class CurlTransport: Transport {
                 CurlHop(
                     id: id, request: request, cookieHeader: cookies.header(for: request), mailbox: mailbox,
                     deadline: deadline, certificateAuthorityFile: certificateAuthorityFile,
-                    serverTrust: serverTrust)))
+                    serverTrust: serverTrust, bodyPump: pump)))
         return task
     }
 
     /// The most body bytes any finished request of this transport held for its consumer at once:
     /// flow control keeps it near ``bufferLimit`` however large the body and slow the consumer.
     var peakBufferedBytes: Int { peakBuffered[\.self] }
+
+    /// The most bytes of a streamed request body any finished request of this transport read
+    /// ahead of sending: its pump keeps it near ``BodyStreamPump/defaultLimit`` however long the body.
+    var peakUploadBufferedBytes: Int { peakUploadBuffered[\.self] }
 }

@@ -6,19 +6,21 @@ import Foundation
     import Darwin
 #endif
 
-/// A request body as libcurl's read callback takes it: from memory, or streamed from a file,
-/// and rewindable, because libcurl resends the body when a reused connection turns out closed.
+/// A request body as libcurl's read callback takes it: from memory, streamed from a file, or
+/// produced while it is sent. The first two are rewindable, because libcurl resends the body
+/// when a reused connection turns out closed; a produced one only until its first byte went.
 final class CurlUploadBody {
     private enum Source {
         case data(Data)
         case file(descriptor: Int32)
+        case stream(BodyStreamPump)
     }
 
     private let source: Source
     /// Where a streamed body comes from; `nil` for a body in memory.
     private let fileURL: URL?
-    /// The body's length in bytes.
-    let size: Int64
+    /// The body's length in bytes; `nil` when unknown until it ends, and then it is sent chunked.
+    let size: Int64?
     /// Bytes handed to libcurl so far.
     private(set) var offset: Int64 = 0
 
@@ -46,13 +48,28 @@ final class CurlUploadBody {
         size = Int64(status.st_size)
     }
 
+    /// The bytes `pump` holds ready, as its stream produces them.
+    init(pump: BodyStreamPump) {
+        source = .stream(pump)
+        fileURL = nil
+        size = pump.length
+    }
+
     deinit {
         if case .file(let descriptor) = source { close(descriptor) }
     }
 
-    /// Copies the next bytes into `buffer` and returns how many, `0` at the end.
-    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the file when it cannot be read.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(ErrandError) -> Int {
+    /// Whether the body is produced while it is sent, and so cannot be sent again.
+    var isProduced: Bool {
+        if case .stream = source { return true }
+        return false
+    }
+
+    /// Copies the next bytes into `buffer` and returns how many, `0` at the end, `nil` when a
+    /// produced body has none ready yet: its pump wakes the transfer once it has.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the file when it cannot be read; the
+    ///   pump's error when a produced body cannot be sent whole.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(ErrandError) -> Int? {
         let count: Int
         switch source {
         case .data(let data):
@@ -67,14 +84,23 @@ final class CurlUploadBody {
                 let path = fileURL?.path ?? "?"
                 throw .fileSystem("Cannot read the upload body \(path): \(String(cString: strerror(errno)))")
             }
+        case .stream(let pump):
+            switch pump.read(into: buffer) {
+            case .bytes(let read): count = read
+            case .empty: return nil
+            case .end: return 0
+            case .failed(let error): throw error
+            }
         }
         offset += Int64(count)
         return count
     }
 
-    /// Moves to `position` from the start; `false` when it lies outside the body.
+    /// Moves to `position` from the start; `false` when it lies outside the body, or behind
+    /// what a produced body already sent.
     func seek(to position: Int64) -> Bool {
-        guard (0...size).contains(position) else { return false }
+        guard let size else { return position == offset }
+        guard (0...size).contains(position), !isProduced || position == offset else { return false }
         offset = position
         return true
     }
