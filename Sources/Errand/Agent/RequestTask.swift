@@ -143,9 +143,6 @@ public final class RequestTask: Sendable {
         var attempt = 0
         /// From sending an attempt until its response is complete.
         var attemptInFlight = false
-        /// From sending an attempt until the transport reports it completed, cancelled or not:
-        /// a body file must outlive the transport's reading it.
-        var transportRunning = false
         var transportTask: (any TransportTask)?
         /// Stops what the task waits for between attempts: an adapt, a retry decision, a backoff.
         var pendingWork: (@Sendable () -> Void)?
@@ -159,7 +156,7 @@ public final class RequestTask: Sendable {
         var waiters: [CheckedContinuation<Result<Response, ErrandError>, Never>] = []
         var download: DownloadReceiver?
         var stream: StreamReceiver?
-        var temporaryFiles: [URL] = []
+        var bodyFiles = TemporaryBodyFiles()
 
         var outcome: Result<Response, ErrandError> {
             if let error { return .failure(error) }
@@ -207,7 +204,7 @@ public final class RequestTask: Sendable {
     func adoptTemporaryFile(_ file: URL) -> Bool {
         state.withLock { state in
             guard state.phase != .finished else { return false }
-            state.temporaryFiles.append(file)
+            state.bodyFiles.adopt(file)
             return true
         }
     }
@@ -219,7 +216,7 @@ public final class RequestTask: Sendable {
             guard state.phase == .started, !state.isCancelled else { return nil }
             state.attempt += 1
             state.attemptInFlight = true
-            state.transportRunning = true
+            state.bodyFiles.transportStarted()
             state.sentRequest = request
             state.head = nil
             state.body = Data()
@@ -327,12 +324,12 @@ public final class RequestTask: Sendable {
             state.transportTask = nil
             state.pendingWork = nil
             return (
-                Self.takeTemporaryFilesIfUnused(&state), state.builtRequest != nil, state.builtRequest?.bodyStream,
+                state.bodyFiles.takeUnused(), state.builtRequest != nil, state.builtRequest?.bodyStream,
                 state.sentRequest?.bodyStream
             )
         }
         guard let finished else { return false }
-        Self.remove(finished.files)
+        TemporaryBodyFiles.remove(finished.files)
         // A body stream no transport took — the request failed before it was sent, was answered
         // from the cache, cancelled while queued, or refused — ends with the task, so that its
         // producer stops yielding into a stream nobody reads.
@@ -349,23 +346,10 @@ public final class RequestTask: Sendable {
     /// Notes that the transport completed an attempt; a finished task's body files can go now.
     func transportCompleted() {
         let files = state.withLock { state in
-            state.transportRunning = false
-            return state.phase == .finished ? Self.takeTemporaryFilesIfUnused(&state) : []
+            state.bodyFiles.transportCompleted()
+            return state.phase == .finished ? state.bodyFiles.takeUnused() : []
         }
-        Self.remove(files)
-    }
-
-    /// The body files to delete, unless the transport may still be reading one.
-    private static func takeTemporaryFilesIfUnused(_ state: inout State) -> [URL] {
-        guard !state.transportRunning else { return [] }
-        defer { state.temporaryFiles = [] }
-        return state.temporaryFiles
-    }
-
-    private static func remove(_ files: [URL]) {
-        for file in files {
-            try? FileManager.default.removeItem(at: file)
-        }
+        TemporaryBodyFiles.remove(files)
     }
 
     /// Holds this task's callback until `group` is empty: cache-then-network's fresh response
