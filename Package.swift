@@ -17,8 +17,8 @@ let package = Package(
         // Scenarios shared by the loopback suite and the httpbin interop suite.
         .target(name: "ErrandScenarios", dependencies: ["Errand"], path: "Tests/ErrandScenarios"),
         .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTestServer", "ErrandScenarios"]),
-        // SSEServer/ holds the Python event source .ci/run starts for the interop suite, not Swift.
-        .testTarget(name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"], exclude: ["SSEServer"]),
+        // SSEServer/ and ConnectionServer/ hold the Python servers .ci/run starts for the interop suite, not Swift.
+        .testTarget(name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"], exclude: ["SSEServer", "ConnectionServer"]),
         // Each example's README.md is for readers, not the build.
         .executableTarget(
             name: "QuickStart", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/QuickStart",

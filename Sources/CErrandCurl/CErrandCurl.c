@@ -13,6 +13,21 @@ typedef struct {
     } data;
 } errand_curl_message;
 
+// The head of libcurl's `curl_version_info_data`, whose layout every version keeps.
+typedef struct {
+    int age;
+    const char *version;
+    unsigned int version_num;
+} errand_curl_version_info;
+
+// libcurl's `struct curl_blob`.
+typedef struct {
+    const void *data;
+    size_t len;
+    unsigned int flags;
+} errand_curl_blob;
+
+#define ERRAND_CURL_BLOB_NOCOPY 0
 #define ERRAND_CURLMSG_DONE 1
 #define ERRAND_CURL_GLOBAL_ALL 3
 
@@ -37,6 +52,7 @@ static struct {
     int (*multi_wakeup)(void *);
     errand_curl_message *(*multi_info_read)(void *, int *);
     const char *(*multi_strerror)(int);
+    errand_curl_version_info *(*version_info)(int);
 } curl;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -78,6 +94,7 @@ static void load(void) {
     ERRAND_LOAD(multi_poll, "curl_multi_poll")
     ERRAND_LOAD(multi_wakeup, "curl_multi_wakeup")
     ERRAND_LOAD(multi_info_read, "curl_multi_info_read")
+    ERRAND_LOAD(version_info, "curl_version_info")
     // Only for messages: its absence does not make libcurl unusable.
     *(void **)(&curl.multi_strerror) = dlsym(library, "curl_multi_strerror");
     // Not thread-safe in old versions, hence once, before any handle exists.
@@ -87,6 +104,12 @@ static void load(void) {
 int errand_curl_load(void) {
     pthread_once(&load_once, load);
     return loaded;
+}
+
+unsigned int errand_curl_version_number(void) {
+    // Any age returns the library's own structure; its head is all that is read.
+    errand_curl_version_info *info = loaded ? curl.version_info(0) : NULL;
+    return info ? info->version_num : 0;
 }
 
 void *errand_curl_easy_init(void) { return curl.easy_init(); }
@@ -107,6 +130,12 @@ int errand_curl_easy_setopt_off(void *easy, int option, int64_t value) {
     return curl.easy_setopt(easy, option, value);
 }
 
+int errand_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length) {
+    // libcurl copies the structure, not the bytes it points at.
+    errand_curl_blob blob = {data, length, ERRAND_CURL_BLOB_NOCOPY};
+    return curl.easy_setopt(easy, option, &blob);
+}
+
 int errand_curl_easy_setopt_data_callback(void *easy, int option, errand_curl_data_callback callback) {
     return curl.easy_setopt(easy, option, callback);
 }
@@ -118,6 +147,10 @@ int errand_curl_easy_setopt_seek_callback(void *easy, int option, errand_curl_se
 int errand_curl_easy_getinfo_long(void *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
 
 int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value) {
+    return curl.easy_getinfo(easy, info, value);
+}
+
+int errand_curl_easy_getinfo_string(void *easy, int info, const char **value) {
     return curl.easy_getinfo(easy, info, value);
 }
 

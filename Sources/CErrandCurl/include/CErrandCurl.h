@@ -35,13 +35,34 @@
 #define ERRAND_CURLOPT_SEEKDATA 10168
 #define ERRAND_CURLOPT_PINNEDPUBLICKEY 10230
 #define ERRAND_CURLOPT_SUPPRESS_CONNECT_HEADERS 265
+#define ERRAND_CURLOPT_PROXY 10004
+#define ERRAND_CURLOPT_ERRORBUFFER 10010
+#define ERRAND_CURLOPT_SSLCERT 10025
+#define ERRAND_CURLOPT_KEYPASSWD 10026
+#define ERRAND_CURLOPT_FRESH_CONNECT 74
+#define ERRAND_CURLOPT_FORBID_REUSE 75
+#define ERRAND_CURLOPT_SSLCERTTYPE 10086
+#define ERRAND_CURLOPT_SSLKEY 10087
+#define ERRAND_CURLOPT_SSLKEYTYPE 10088
+#define ERRAND_CURLOPT_CAPATH 10097
+#define ERRAND_CURLOPT_NOPROXY 10177
+#define ERRAND_CURLOPT_RESOLVE 10203
+#define ERRAND_CURLOPT_UNIX_SOCKET_PATH 10231
+#define ERRAND_CURLOPT_PIPEWAIT 237
+// Blob options (type base 40000) take a `struct curl_blob`; see errand_curl_easy_setopt_blob.
+#define ERRAND_CURLOPT_CAINFO_BLOB 40309
 
+#define ERRAND_CURLMOPT_PIPELINING 3
 #define ERRAND_CURLMOPT_MAXCONNECTS 6
 #define ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS 7
 
 // Info numbers: the type base (0x200000 long, 0x100000 string or pointer, 0x600000 curl_off_t) plus the index.
 #define ERRAND_CURLINFO_RESPONSE_CODE 0x200002
 #define ERRAND_CURLINFO_HTTP_VERSION 0x20002E
+#define ERRAND_CURLINFO_HTTP_CONNECTCODE 0x200016
+#define ERRAND_CURLINFO_NUM_CONNECTS 0x20001A
+#define ERRAND_CURLINFO_PRIMARY_IP 0x100020
+#define ERRAND_CURLINFO_CAINFO 0x10003D
 #define ERRAND_CURLINFO_TOTAL_TIME_T 0x600032
 #define ERRAND_CURLINFO_NAMELOOKUP_TIME_T 0x600033
 #define ERRAND_CURLINFO_CONNECT_TIME_T 0x600034
@@ -60,7 +81,11 @@
 #define ERRAND_CURL_HTTP_VERSION_1_1 2
 #define ERRAND_CURL_HTTP_VERSION_2 3
 #define ERRAND_CURL_HTTP_VERSION_2TLS 4
+#define ERRAND_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE 5
 #define ERRAND_CURL_HTTP_VERSION_3 30
+#define ERRAND_CURLPIPE_MULTIPLEX 2
+/// The size libcurl requires of a `CURLOPT_ERRORBUFFER`.
+#define ERRAND_CURL_ERROR_SIZE 256
 
 // CURLcode values Errand tells apart.
 #define ERRAND_CURLE_OK 0
@@ -81,6 +106,7 @@
 #define ERRAND_CURLE_GOT_NOTHING 52
 #define ERRAND_CURLE_SEND_ERROR 55
 #define ERRAND_CURLE_RECV_ERROR 56
+#define ERRAND_CURLE_SSL_ENGINE_SETFAILED 54
 #define ERRAND_CURLE_SSL_CERTPROBLEM 58
 #define ERRAND_CURLE_SSL_CIPHER 59
 #define ERRAND_CURLE_PEER_FAILED_VERIFICATION 60
@@ -89,6 +115,8 @@
 #define ERRAND_CURLE_SSL_CACERT_BADFILE 77
 #define ERRAND_CURLE_SSL_PINNEDPUBKEYNOTMATCH 90
 #define ERRAND_CURLE_HTTP2_STREAM 92
+#define ERRAND_CURLE_PROXY 97
+#define ERRAND_CURLE_SSL_CLIENTCERT 98
 
 /// A write, header or read callback: `(buffer, size, count, userdata)`, as libcurl calls them.
 typedef size_t (*errand_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
@@ -97,6 +125,8 @@ typedef int (*errand_curl_seek_callback)(void *userdata, int64_t offset, int ori
 
 /// Loads libcurl and initialises it once; 1 when every function Errand uses was found, else 0.
 int errand_curl_load(void);
+/// The loaded library's version as `0xXXYYZZ` (major, minor, patch), as `LIBCURL_VERSION_NUM`.
+unsigned int errand_curl_version_number(void);
 
 void *errand_curl_easy_init(void);
 void errand_curl_easy_cleanup(void *easy);
@@ -105,10 +135,13 @@ int errand_curl_easy_setopt_long(void *easy, int option, long value);
 int errand_curl_easy_setopt_pointer(void *easy, int option, const void *value);
 int errand_curl_easy_setopt_string(void *easy, int option, const char *value);
 int errand_curl_easy_setopt_off(void *easy, int option, int64_t value);
+/// Sets a blob option to `length` bytes at `data`, not copied: they must outlive every transfer that uses them.
+int errand_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length);
 int errand_curl_easy_setopt_data_callback(void *easy, int option, errand_curl_data_callback callback);
 int errand_curl_easy_setopt_seek_callback(void *easy, int option, errand_curl_seek_callback callback);
 int errand_curl_easy_getinfo_long(void *easy, int info, long *value);
 int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value);
+int errand_curl_easy_getinfo_string(void *easy, int info, const char **value);
 int errand_curl_easy_pause(void *easy, int bitmask);
 const char *errand_curl_easy_strerror(int code);
 

@@ -21,7 +21,8 @@ public final class NetworkAgent: Sendable {
     /// - Parameters:
     ///   - config: The settings it reads. Default ``NetworkConfig/shared``.
     ///   - transport: The engine it sends with. Default: ``CurlTransport`` on Linux when libcurl
-    ///     loads, else ``URLSessionTransport``; either with the config's `sessionConfiguration`.
+    ///     loads, else ``URLSessionTransport``; either with the config's `sessionConfiguration`
+    ///     and `connection`.
     ///     The environment variable `ERRAND_TRANSPORT` (`curl` or `urlsession`) overrides it.
     public convenience init(config: NetworkConfig = .shared, transport: (any Transport)? = nil) {
         self.init(config: config, transport: transport, retryTimer: .dispatch)
@@ -32,7 +33,8 @@ public final class NetworkAgent: Sendable {
         mainQueueWatch: MainQueueWatch = .shared
     ) {
         self.config = config
-        let transport = transport ?? DefaultTransport.make(configuration: config.sessionConfiguration)
+        let transport =
+            transport ?? DefaultTransport.make(configuration: config.sessionConfiguration, connection: config.connection)
         pipeline = RequestPipeline(
             config: config, transport: transport, retryTimer: retryTimer, mainQueueWatch: mainQueueWatch)
     }

@@ -28,6 +28,7 @@ public final class NetworkConfig: Sendable {
         var cacheClock: @Sendable () -> Date = { Date() }
         var callbackQueue = DispatchQueue.main
         var sessionConfiguration = URLSessionConfiguration.default
+        var connection = ConnectionOptions()
         var debugLogEnabled = false
         var maximumResponseSize = 64 << 20
         var isOffline = false
@@ -159,6 +160,16 @@ public final class NetworkConfig: Sendable {
     public var sessionConfiguration: URLSessionConfiguration {
         get { state[\.sessionConfiguration] }
         set { state[\.sessionConfiguration] = newValue }
+    }
+
+    /// How an agent's default transport reaches servers: HTTP version, proxy, trusted roots,
+    /// client certificate, host overrides, connections per host. Default ``ConnectionOptions/init()``.
+    ///
+    /// Read once, when the agent creates its transport, as ``sessionConfiguration`` is: set it
+    /// before the first request (``NetworkAgent/shared`` makes its transport on first use).
+    public var connection: ConnectionOptions {
+        get { state[\.connection] }
+        set { state[\.connection] = newValue }
     }
 
     /// Whether every finished request logs one line (method, URL, status, duration, bytes) to

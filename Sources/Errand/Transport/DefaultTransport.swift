@@ -13,18 +13,18 @@ enum DefaultTransport {
     /// The environment variable that overrides the choice.
     static let environmentVariable = "ERRAND_TRANSPORT"
 
-    /// A new transport of the chosen kind, using `configuration`.
-    static func make(configuration: URLSessionConfiguration) -> any Transport {
+    /// A new transport of the chosen kind, using `configuration` and `connection`.
+    static func make(configuration: URLSessionConfiguration, connection: ConnectionOptions = .init()) -> any Transport {
         switch ProcessInfo.processInfo.environment[environmentVariable]?.lowercased() {
         case "urlsession":
-            return URLSessionTransport(configuration: configuration)
+            return URLSessionTransport(configuration: configuration, connection: connection)
         case "curl" where CurlTransport.isAvailable:
-            return CurlTransport(configuration: configuration)
+            return CurlTransport(configuration: configuration, connection: connection)
         default:
             #if canImport(FoundationNetworking)
-                if CurlTransport.isAvailable { return CurlTransport(configuration: configuration) }
+                if CurlTransport.isAvailable { return CurlTransport(configuration: configuration, connection: connection) }
             #endif
-            return URLSessionTransport(configuration: configuration)
+            return URLSessionTransport(configuration: configuration, connection: connection)
         }
     }
 }

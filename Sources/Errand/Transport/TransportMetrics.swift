@@ -20,11 +20,17 @@ public struct TransportMetrics: Sendable, Equatable {
     public var httpVersion: String?
     /// How many redirects were followed before the final response.
     public var redirectCount: Int
+    /// Whether the last hop went over a connection an earlier request opened (keep-alive, or an
+    /// HTTP/2 connection it shared); `nil` when unknown.
+    public var isReusedConnection: Bool?
+    /// The IP address the last hop connected to (the proxy's, through a proxy); `nil` when unknown.
+    public var remoteAddress: String?
 
     /// Creates metrics; every value defaults to zero or `nil`.
     public init(
         domainLookup: TimeInterval = 0, connect: TimeInterval = 0, secureConnection: TimeInterval = 0,
-        firstByte: TimeInterval = 0, total: TimeInterval = 0, httpVersion: String? = nil, redirectCount: Int = 0
+        firstByte: TimeInterval = 0, total: TimeInterval = 0, httpVersion: String? = nil, redirectCount: Int = 0,
+        isReusedConnection: Bool? = nil, remoteAddress: String? = nil
     ) {
         self.domainLookup = domainLookup
         self.connect = connect
@@ -33,5 +39,7 @@ public struct TransportMetrics: Sendable, Equatable {
         self.total = total
         self.httpVersion = httpVersion
         self.redirectCount = redirectCount
+        self.isReusedConnection = isReusedConnection
+        self.remoteAddress = remoteAddress
     }
 }

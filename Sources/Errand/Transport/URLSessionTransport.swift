@@ -29,6 +29,11 @@ import Foundation
 /// stay on the session — and on Apple platforms, where this transport does not send such bodies
 /// yet — the request fails at once with `URLError(.unsupportedURL)` saying why.
 ///
+/// Of ``ConnectionOptions`` it honours what its session can: connections per host, and the
+/// proxy — on Linux only the environment's, which FoundationNetworking's libcurl reads itself; on
+/// Apple platforms an explicit proxy without credentials too. Any other option, and `http+unix`
+/// URLs, fail each request with an error that names them; ``CurlTransport`` honours them all.
+///
 /// Releasing the transport invalidates its session once the requests in flight have finished.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
@@ -47,15 +52,28 @@ public final class URLSessionTransport: Transport {
     /// Hosts whose requests the transport refuses, because it cannot check their pinned keys.
     /// Default ``ServerTrust/system``: none.
     public let serverTrust: ServerTrust
+    /// How the transport connects to servers. Default: ``ConnectionOptions/init()``.
+    public let connection: ConnectionOptions
+    /// Why no request can honour ``connection``; `nil` when every option can be.
+    private let connectionRefusal: ErrandError?
 
     /// Creates a transport whose session uses `configuration`.
     /// - Parameters:
     ///   - configuration: The session's configuration; its `urlCache` is not used. Default `.default`.
+    ///   - connection: How to reach servers. What the session cannot honour fails every request
+    ///     with `URLError(.unsupportedURL)` naming the options; see the overview. Default: every
+    ///     option's default, which it honours.
     ///   - serverTrust: Hosts with pinned public keys. URLSession offers no way to check them on
     ///     Linux, so requests to those hosts fail with `URLError(.secureConnectionFailed)` rather
     ///     than go out unchecked; use ``CurlTransport`` to pin. Default ``ServerTrust/system``.
-    public init(configuration: URLSessionConfiguration = .default, serverTrust: ServerTrust = .system) {
+    public init(
+        configuration: URLSessionConfiguration = .default, connection: ConnectionOptions = .init(),
+        serverTrust: ServerTrust = .system
+    ) {
         self.serverTrust = serverTrust
+        self.connection = connection
+        connectionRefusal = SessionConnectionOptions.refusal(
+            of: connection, environment: ProcessInfo.processInfo.environment)
         #if canImport(FoundationNetworking)
             // 256 chunks of up to 16 KiB: about 4 MiB. Bursts of other events — a thousand
             // cancellations at once — stay under it, so they are never held up.
@@ -66,6 +84,7 @@ public final class URLSessionTransport: Transport {
         let router = SessionEventRouter()
         self.router = router
         let configuration = Self.withoutURLCache(configuration)
+        SessionConnectionOptions.apply(connection, to: configuration)
         self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
         #if canImport(FoundationNetworking)
             sessionConfiguration = configuration
@@ -92,6 +111,11 @@ public final class URLSessionTransport: Transport {
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
+        if let refusal = connectionRefusal ?? SessionConnectionOptions.refusal(of: request.url) {
+            request.bodyStream?.discard()
+            control.async { events(.completed(refusal)) }
+            return SessionTask(control: control, router: router)
+        }
         #if canImport(FoundationNetworking)
             if request.isStreaming || request.bodyStream != nil, let curl = transportForStream(request) {
                 return curl.send(request, events: events)
@@ -161,7 +185,8 @@ public final class URLSessionTransport: Transport {
             guard let streams, serverTrust.refusal(of: request.url, canCheckPins: false) == nil else { return nil }
             return streams.withLock { transport in
                 if let transport { return transport }
-                let made = CurlTransport(configuration: sessionConfiguration, serverTrust: serverTrust)
+                let made = CurlTransport(
+                    configuration: sessionConfiguration, connection: connection, serverTrust: serverTrust)
                 transport = made
                 return made
             }

@@ -46,7 +46,7 @@ struct CurlCallFailureTests {
     static let badArgument: Int32 = 43
 
     private func transport(bufferLimit: Int = 1 << 20, calls: CurlCalls) -> CurlTransport {
-        CurlTransport(configuration: .default, bufferLimit: bufferLimit, certificateAuthorityFile: nil, calls: calls)
+        CurlTransport(configuration: .default, bufferLimit: bufferLimit, calls: calls)
     }
 
     @Test func aTransferLibcurlWillNotStartFailsAtOnce() async throws {

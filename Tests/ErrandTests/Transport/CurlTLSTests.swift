@@ -12,9 +12,9 @@ import Testing
 @Suite("CurlTransport: TLS", .enabled(if: CurlTransport.isAvailable && TLSTestServer.canRun))
 struct CurlTLSTests {
     private func trusting(_ server: TLSTestServer, pinning pins: [String: [String]] = [:]) throws -> CurlTransport {
-        CurlTransport(
-            configuration: .default, bufferLimit: 1 << 20, serverTrust: try ServerTrust(pinnedPublicKeys: pins),
-            certificateAuthorityFile: server.certificateFile)
+        var connection = ConnectionOptions()
+        connection.trustedRoots = .only([URL(fileURLWithPath: server.certificateFile)])
+        return CurlTransport(connection: connection, serverTrust: try ServerTrust(pinnedPublicKeys: pins))
     }
 
     /// A pin no key matches: the hash of nothing.

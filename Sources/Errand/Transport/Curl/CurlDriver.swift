@@ -27,13 +27,16 @@ final class CurlDriver: Sendable {
     private let requestsInFlight = Locked(0)
 
     /// Creates the multi handle and starts its thread; `nil` when libcurl is not available.
-    init?(cookies: CurlCookies, maximumConnectionsPerHost: Int, calls: CurlCalls) {
+    init?(cookies: CurlCookies, connection: CurlConnectionSettings, calls: CurlCalls) {
         guard CurlLibrary.isLoaded, let multi = errand_curl_multi_init() else { return nil }
-        _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
+        _ = errand_curl_multi_setopt_long(
+            multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, connection.maximumConnectionsPerHost)
+        // HTTP/2 requests to one host share its connection (libcurl's default since 7.62; said for older ones).
+        _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_PIPELINING, Int(ERRAND_CURLPIPE_MULTIPLEX))
         multiAddress = Int(bitPattern: multi)
         let thread = Thread { [self] in
             guard let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) else { return }
-            CurlLoop(driver: self, multi: multi, cookies: cookies, calls: calls).run()
+            CurlLoop(driver: self, multi: multi, cookies: cookies, connection: connection, calls: calls).run()
         }
         thread.name = "Errand.CurlTransport"
         thread.start()

@@ -7,14 +7,15 @@ import Foundation
 
 /// Turns libcurl's result codes into the ``ErrandError`` that URLSessionTransport reports for the same failure.
 enum CurlErrorMapping {
-    /// The error for a transfer of `url` that ended with `code`; `nil` for success.
-    static func error(for code: Int32, url: URL) -> ErrandError? {
+    /// The error for a transfer of `url` that ended with `code`; `nil` for success. Its message is
+    /// `detail`, libcurl's account of this failure, where there is one, else the code's description.
+    static func error(for code: Int32, url: URL, detail: String? = nil) -> ErrandError? {
         guard code != ERRAND_CURLE_OK else { return nil }
         switch code {
         case ERRAND_CURLE_OPERATION_TIMEDOUT: return .timedOut
         case ERRAND_CURLE_ABORTED_BY_CALLBACK: return .cancelled
         default:
-            var message = CurlLibrary.describe(code)
+            var message = detail ?? CurlLibrary.describe(code)
             let corrected = TransportErrorCode.corrected(urlErrorCode(for: code), url: url, message: message)
             // libcurl's "Unsupported protocol" would blame the URL for what the server sent.
             if code == ERRAND_CURLE_UNSUPPORTED_PROTOCOL && corrected == .badServerResponse {
@@ -30,7 +31,7 @@ enum CurlErrorMapping {
         case ERRAND_CURLE_UNSUPPORTED_PROTOCOL: .unsupportedURL
         case ERRAND_CURLE_URL_MALFORMAT: .badURL
         case ERRAND_CURLE_COULDNT_RESOLVE_HOST, ERRAND_CURLE_COULDNT_RESOLVE_PROXY: .cannotFindHost
-        case ERRAND_CURLE_COULDNT_CONNECT: .cannotConnectToHost
+        case ERRAND_CURLE_COULDNT_CONNECT, ERRAND_CURLE_PROXY: .cannotConnectToHost
         case ERRAND_CURLE_GOT_NOTHING, ERRAND_CURLE_WEIRD_SERVER_REPLY: .badServerResponse
         case ERRAND_CURLE_PARTIAL_FILE, ERRAND_CURLE_RECV_ERROR, ERRAND_CURLE_SEND_ERROR, ERRAND_CURLE_HTTP2,
             ERRAND_CURLE_HTTP2_STREAM, ERRAND_CURLE_SEND_FAIL_REWIND:
@@ -40,6 +41,7 @@ enum CurlErrorMapping {
         case ERRAND_CURLE_SSL_CONNECT_ERROR, ERRAND_CURLE_SSL_CERTPROBLEM, ERRAND_CURLE_SSL_CIPHER,
             ERRAND_CURLE_SSL_CACERT_BADFILE:
             .secureConnectionFailed
+        case ERRAND_CURLE_SSL_CLIENTCERT: .clientCertificateRequired
         case ERRAND_CURLE_TOO_MANY_REDIRECTS: .httpTooManyRedirects
         case ERRAND_CURLE_READ_ERROR: .cannotOpenFile
         default: .unknown

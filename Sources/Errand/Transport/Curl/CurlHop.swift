@@ -15,8 +15,6 @@ struct CurlHop: Sendable {
     var redirectCount = 0
     /// When the whole request must have ended, across redirects; `nil` for never.
     let deadline: DispatchTime?
-    /// A PEM file of certificates to trust instead of the system's; `nil` for the system's.
-    var certificateAuthorityFile: String? = nil
     /// The public keys pinned per host, checked on every hop.
     var serverTrust = ServerTrust.system
     /// Where a streamed body's bytes come from; `nil` when the request has none.

@@ -17,6 +17,9 @@ enum CurlLibrary {
         return errand_curl_load() == 1
     }()
 
+    /// The library's version as `0xXXYYZZ` (major, minor, patch); `0` when it is not loaded.
+    static var versionNumber: UInt32 { isLoaded ? errand_curl_version_number() : 0 }
+
     /// libcurl's one-line description of a `CURLMcode`, the result of a multi-handle call.
     static func describeMulti(_ code: Int32) -> String {
         guard isLoaded, let text = errand_curl_multi_strerror(code) else { return "libcurl multi error \(code)" }

@@ -8,6 +8,9 @@ final class CurlLoop {
     private let driver: CurlDriver
     private let multi: UnsafeMutableRawPointer
     private let cookies: CurlCookies
+    private let connection: CurlConnectionSettings
+    /// The trusted roots as libcurl reads them, from memory that lives as long as the loop.
+    private let certificateBundle: UnsafeMutableRawBufferPointer?
     private let calls: CurlCalls
     private let redirectPolicy = RedirectPolicy()
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
@@ -21,11 +24,24 @@ final class CurlLoop {
     /// The longest the thread sleeps without a timeout due.
     private static let maximumPollMilliseconds = 1000
 
-    init(driver: CurlDriver, multi: UnsafeMutableRawPointer, cookies: CurlCookies, calls: CurlCalls) {
+    init(
+        driver: CurlDriver, multi: UnsafeMutableRawPointer, cookies: CurlCookies, connection: CurlConnectionSettings,
+        calls: CurlCalls
+    ) {
         self.driver = driver
         self.multi = multi
         self.cookies = cookies
+        self.connection = connection
         self.calls = calls
+        certificateBundle = connection.certificateBundle.map { bytes in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            buffer.copyBytes(from: bytes)
+            return buffer
+        }
+    }
+
+    deinit {
+        certificateBundle?.deallocate()
     }
 
     func run() {
@@ -67,7 +83,9 @@ final class CurlLoop {
         }
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(hop: hop, easy: easy, cookies: cookies)
+            transfer = try CurlTransfer(
+                hop: hop, easy: easy, cookies: cookies, connection: connection,
+                certificateBundle: certificateBundle.map(UnsafeRawBufferPointer.init))
         } catch {
             recycle(easy)
             hop.mailbox.close(with: error)
@@ -128,7 +146,7 @@ final class CurlLoop {
         let metrics = transfer.metrics()
         remove(transfer)
         hop.mailbox.post(.metrics(metrics))
-        hop.mailbox.close(with: transfer.uploadFailure ?? CurlErrorMapping.error(for: result, url: hop.request.url))
+        hop.mailbox.close(with: transfer.failure(for: result))
     }
 
     /// Works out the next hop off the curl thread: cookie storage may write to disk.

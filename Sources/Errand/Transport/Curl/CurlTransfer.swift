@@ -15,8 +15,16 @@ final class CurlTransfer {
     let hop: CurlHop
     let easy: UnsafeMutableRawPointer
     private let cookies: CurlCookies
+    private let connection: CurlConnectionSettings
+    /// The trusted roots' PEM bytes, owned by the curl loop, which outlives every transfer.
+    private let certificateBundle: UnsafeRawBufferPointer?
     private let upload: CurlUploadBody?
     private var headerList: UnsafeMutableRawPointer?
+    private var resolveList: UnsafeMutableRawPointer?
+    /// Where libcurl writes what went wrong, in more detail than its result code says.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(ERRAND_CURL_ERROR_SIZE))
+    /// The Unix socket this hop connects to, for an `http+unix` URL.
+    private let socketPath: String?
     private var head = CurlResponseHead()
     private var isHeadDelivered = false
     private(set) var redirect: Redirect?
@@ -31,13 +39,21 @@ final class CurlTransfer {
     /// which would read as a cancel.
     private(set) var uploadFailure: ErrandError?
 
-    /// Configures `easy` for `hop`.
-    /// - Throws: ``ErrandError/fileSystem(_:)`` when the body file cannot be opened.
-    init(hop: CurlHop, easy: UnsafeMutableRawPointer, cookies: CurlCookies) throws(ErrandError) {
+    /// Configures `easy` for `hop`, connecting as `connection` says.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the body file cannot be opened;
+    ///   ``ErrandError/transport(_:)`` when libcurl refuses a connection option.
+    init(
+        hop: CurlHop, easy: UnsafeMutableRawPointer, cookies: CurlCookies, connection: CurlConnectionSettings,
+        certificateBundle: UnsafeRawBufferPointer?
+    ) throws(ErrandError) {
         self.hop = hop
         self.easy = easy
         self.cookies = cookies
+        self.connection = connection
+        self.certificateBundle = certificateBundle
+        errorBuffer.initialize(to: 0)
         let request = hop.request
+        socketPath = UnixSocketURL(request.url)?.socketPath
         if let pump = hop.bodyPump {
             upload = CurlUploadBody(pump: pump)
         } else if let file = request.bodyFileURL {
@@ -53,6 +69,8 @@ final class CurlTransfer {
 
     deinit {
         if let headerList { errand_curl_slist_free_all(headerList) }
+        if let resolveList { errand_curl_slist_free_all(resolveList) }
+        errorBuffer.deallocate()
     }
 
     /// When the idle timeout or the deadline expires; `nil` for never.
@@ -107,7 +125,54 @@ final class CurlTransfer {
             domainLookup: seconds(ERRAND_CURLINFO_NAMELOOKUP_TIME_T), connect: seconds(ERRAND_CURLINFO_CONNECT_TIME_T),
             secureConnection: seconds(ERRAND_CURLINFO_APPCONNECT_TIME_T),
             firstByte: seconds(ERRAND_CURLINFO_STARTTRANSFER_TIME_T), total: seconds(ERRAND_CURLINFO_TOTAL_TIME_T),
-            httpVersion: names[Int32(truncatingIfNeeded: version)], redirectCount: hop.redirectCount)
+            httpVersion: names[Int32(truncatingIfNeeded: version)], redirectCount: hop.redirectCount,
+            isReusedConnection: long(ERRAND_CURLINFO_NUM_CONNECTS) == 0, remoteAddress: remoteAddress())
+    }
+
+    /// The error this hop ended with, given libcurl's `result`; `nil` for success. It names what
+    /// the result code cannot: the Unix socket, a proxy that wants credentials, the client identity.
+    func failure(for result: Int32) -> ErrandError? {
+        if let uploadFailure { return uploadFailure }
+        guard result != ERRAND_CURLE_OK else { return nil }
+        let url = hop.request.url
+        let detail = errorBuffer.pointee == 0 ? CurlLibrary.describe(result) : String(cString: errorBuffer)
+        func failure(_ code: URLError.Code, _ reason: String) -> ErrandError {
+            .transport(URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
+        }
+        if let socketPath, result == ERRAND_CURLE_COULDNT_CONNECT {
+            return failure(.cannotConnectToHost, "cannot connect to the Unix socket \(socketPath): \(detail)")
+        }
+        if long(ERRAND_CURLINFO_HTTP_CONNECTCODE) == 407 {
+            return failure(
+                .userAuthenticationRequired,
+                "the proxy refused to open a tunnel to \(url.host ?? "") without valid credentials"
+                    + " (407 Proxy Authentication Required); put them in ConnectionOptions.proxy's URL")
+        }
+        if let proxy = connection.proxy, !proxy.isEmpty,
+            result == ERRAND_CURLE_COULDNT_CONNECT || result == ERRAND_CURLE_PROXY
+        {
+            return failure(.cannotConnectToHost, "the proxy in ConnectionOptions.proxy failed: \(detail)")
+        }
+        if connection.clientIdentity != nil,
+            result == ERRAND_CURLE_SSL_CERTPROBLEM || result == ERRAND_CURLE_SSL_ENGINE_SETFAILED
+        {
+            return failure(.clientCertificateRejected, "ConnectionOptions.clientIdentity cannot be used: \(detail)")
+        }
+        return CurlErrorMapping.error(for: result, url: url, detail: detail)
+    }
+
+    private func long(_ info: Int32) -> Int {
+        var value = 0
+        _ = errand_curl_easy_getinfo_long(easy, info, &value)
+        return value
+    }
+
+    private func remoteAddress() -> String? {
+        var address: UnsafePointer<CChar>?
+        guard errand_curl_easy_getinfo_string(easy, ERRAND_CURLINFO_PRIMARY_IP, &address) == ERRAND_CURLE_OK,
+            let address, address.pointee != 0
+        else { return nil }
+        return String(cString: address)
     }
 
     /// Bytes libcurl reads at once, and so the largest body chunk.
@@ -196,18 +261,14 @@ final class CurlTransfer {
         setLong(ERRAND_CURLOPT_NOSIGNAL, 1)
         setLong(ERRAND_CURLOPT_TCP_NODELAY, 1)
         setLong(ERRAND_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-        setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_2TLS))
+        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_ERRORBUFFER, errorBuffer)
         // Four times libcurl's default: a large body arrives in a quarter as many events.
         setLong(ERRAND_CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(CurlHop.timeout(request.timeoutInterval) * 1000))
-        _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_URL, request.url.absoluteString)
-        if let file = hop.certificateAuthorityFile {
-            try require(errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CAINFO, file), "trusted certificates")
-        }
+        try configureConnection(to: request.url)
         if let pins = hop.serverTrust.pins(for: request.url) {
             let pinned = pins.map { "sha256//" + $0 }.joined(separator: ";")
-            try require(
-                errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned), "pinned public keys")
+            try require(setString(ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned), "check pinned public keys")
         }
         // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
         if request.headers.headerField("Range") == nil && request.headers.headerField("Accept-Encoding") != "identity" {
@@ -216,6 +277,70 @@ final class CurlTransfer {
         configureCallbacks()
         configureMethod(request.method.uppercased())
         configureHeaders(request)
+    }
+
+    /// Where and how to connect: the URL (over a Unix socket for `http+unix`), HTTP version,
+    /// proxy, trusted roots, client identity and host overrides.
+    private func configureConnection(to url: URL) throws(ErrandError) {
+        let target: URL
+        if let socket = UnixSocketURL(url) {
+            target = socket.httpURL
+            try require(
+                setString(ERRAND_CURLOPT_UNIX_SOCKET_PATH, socket.socketPath), "use a Unix socket", code: .unsupportedURL)
+            // A local socket is never reached through a proxy.
+            _ = setString(ERRAND_CURLOPT_PROXY, "")
+        } else {
+            target = url
+            if let proxy = connection.proxy {
+                try require(setString(ERRAND_CURLOPT_PROXY, proxy), "use ConnectionOptions.proxy", code: .unsupportedURL)
+                // An explicit proxy serves every host: no_proxy is for the environment's.
+                if !proxy.isEmpty { _ = setString(ERRAND_CURLOPT_NOPROXY, "") }
+            }
+        }
+        _ = setString(ERRAND_CURLOPT_URL, target.absoluteString)
+        configureHTTPVersion(overTLS: target.scheme?.lowercased() == "https")
+        if let bundle = certificateBundle {
+            try require(
+                errand_curl_easy_setopt_blob(easy, ERRAND_CURLOPT_CAINFO_BLOB, bundle.baseAddress, bundle.count),
+                "use ConnectionOptions.trustedRoots")
+            if !connection.trustsSystemDirectory { _ = setString(ERRAND_CURLOPT_CAPATH, nil) }
+        }
+        if let identity = connection.clientIdentity {
+            try require(setString(ERRAND_CURLOPT_SSLCERT, identity.certificate.path), "use ConnectionOptions.clientIdentity")
+            _ = setString(ERRAND_CURLOPT_SSLCERTTYPE, "PEM")
+            _ = setString(ERRAND_CURLOPT_SSLKEY, identity.privateKey.path)
+            _ = setString(ERRAND_CURLOPT_SSLKEYTYPE, "PEM")
+            // Always set: without one, OpenSSL would ask for an encrypted key's password on the terminal.
+            _ = setString(ERRAND_CURLOPT_KEYPASSWD, identity.password ?? "")
+        }
+        if !connection.resolveEntries.isEmpty {
+            for entry in connection.resolveEntries {
+                resolveList = errand_curl_slist_append(resolveList, entry) ?? resolveList
+            }
+            try require(
+                errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_RESOLVE, resolveList),
+                "use ConnectionOptions.hostOverrides", code: .unsupportedURL)
+        }
+    }
+
+    private func configureHTTPVersion(overTLS: Bool) {
+        switch connection.httpVersion {
+        case .automatic:
+            setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_2TLS))
+            // Concurrent requests wait to share the first connection rather than each open one.
+            if overTLS { setLong(ERRAND_CURLOPT_PIPEWAIT, 1) }
+        case .http1_1:
+            setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_1_1))
+        case .http2PriorKnowledge:
+            setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
+            if overTLS || connection.reusesCleartextHTTP2 {
+                setLong(ERRAND_CURLOPT_PIPEWAIT, 1)
+            } else {
+                // This libcurl fails a second request on an h2c connection: one connection each.
+                setLong(ERRAND_CURLOPT_FRESH_CONNECT, 1)
+                setLong(ERRAND_CURLOPT_FORBID_REUSE, 1)
+            }
+        }
     }
 
     private func configureCallbacks() {
@@ -286,17 +411,24 @@ final class CurlTransfer {
         if let headerList { _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_HTTPHEADER, headerList) }
     }
 
-    /// Throws unless `result`, of setting the option that checks `what`, is `CURLE_OK`.
-    private func require(_ result: Int32, _ what: String) throws(ErrandError) {
+    /// Throws unless `result`, of setting the option that lets the transfer do `what`, is
+    /// `CURLE_OK`: a request is never sent with less checking, or elsewhere, than it asked for.
+    private func require(
+        _ result: Int32, _ what: String, code: URLError.Code = .secureConnectionFailed
+    ) throws(ErrandError) {
         guard result != ERRAND_CURLE_OK else { return }
-        let reason = "libcurl cannot check \(what): \(CurlLibrary.describe(result))"
+        let reason = "this libcurl cannot \(what): \(CurlLibrary.describe(result))"
         throw .transport(
             URLError(
-                .secureConnectionFailed,
+                code,
                 userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason]))
     }
 
     private func setLong(_ option: Int32, _ value: Int) {
         _ = errand_curl_easy_setopt_long(easy, option, value)
+    }
+
+    private func setString(_ option: Int32, _ value: String?) -> Int32 {
+        errand_curl_easy_setopt_string(easy, option, value)
     }
 }

@@ -27,10 +27,13 @@ import Foundation
 /// request fails with `URLError(.unsupportedURL)`, and ``NetworkAgent`` uses
 /// ``URLSessionTransport`` instead.
 ///
-/// TLS is verified against the system's trust store, and against public keys pinned per host
-/// when ``serverTrust`` names any; proxies come from the environment
-/// (`https_proxy`, `http_proxy`, `no_proxy`), as with the `curl` command. Loading libcurl sets
-/// `SIGPIPE` to be ignored for the process: a write to a closed connection must fail, not end it.
+/// How it connects is ``connection``: HTTP/2 by ALPN over TLS (concurrent requests to one host
+/// share one connection), HTTP/1.1 only, or h2c; a proxy (by default the environment's
+/// `https_proxy`, `http_proxy`, `no_proxy`, as with the `curl` command); the certificate
+/// authorities it trusts; a client certificate; host overrides; and `http+unix://` URLs, which
+/// reach a server on a Unix domain socket. TLS is always verified, and also against public keys
+/// pinned per host when ``serverTrust`` names any. Loading libcurl sets `SIGPIPE` to be ignored
+/// for the process: a write to a closed connection must fail, not end it.
 public final class CurlTransport: Transport {
     /// Whether libcurl could be loaded on this machine. Checked once.
     public static var isAvailable: Bool { CurlLibrary.isLoaded }
@@ -42,38 +45,42 @@ public final class CurlTransport: Transport {
     private let driver: CurlDriver?
     private let cookies: CurlCookies
     private let additionalHeaders: [String: String]
+    private let settings: CurlConnectionSettings
     private let peakBuffered = Locked(0)
     private let peakUploadBuffered = Locked(0)
-    /// Certificates trusted instead of the system's: only tests set it, to reach a local TLS server.
-    private let certificateAuthorityFile: String?
+    /// How the transport connects to servers. Default: ``ConnectionOptions/init()``.
+    public let connection: ConnectionOptions
     /// The public keys pinned per host. Default ``ServerTrust/system``: none.
     public let serverTrust: ServerTrust
 
     /// Creates a transport.
+    ///
+    /// The files `connection` names (trusted roots, client identity) are read here; one that is
+    /// missing or not PEM fails every request of the transport with an error naming it.
     /// - Parameters:
     ///   - configuration: Where cookies are stored and sent from (`httpCookieStorage`,
     ///     `httpShouldSetCookies`), header fields added to every request
     ///     (`httpAdditionalHeaders`) and the connections kept per host
-    ///     (`httpMaximumConnectionsPerHost`). Default `.default`.
+    ///     (`httpMaximumConnectionsPerHost`, unless `connection` sets its own). Default `.default`.
+    ///   - connection: How to reach servers; see ``ConnectionOptions``. Default: every option's default.
     ///   - bufferLimit: See ``bufferLimit``. Default 1 MiB.
     ///   - serverTrust: Public keys pinned per host, on top of the system's validation. Default
     ///     ``ServerTrust/system``: none.
     public convenience init(
-        configuration: URLSessionConfiguration = .default, bufferLimit: Int = 1 << 20,
-        serverTrust: ServerTrust = .system
+        configuration: URLSessionConfiguration = .default, connection: ConnectionOptions = .init(),
+        bufferLimit: Int = 1 << 20, serverTrust: ServerTrust = .system
     ) {
         self.init(
-            configuration: configuration, bufferLimit: bufferLimit, serverTrust: serverTrust,
-            certificateAuthorityFile: nil)
+            configuration: configuration, connection: connection, bufferLimit: bufferLimit, serverTrust: serverTrust,
+            calls: .libcurl)
     }
 
-    /// A transport that trusts the certificates in the PEM file `certificateAuthorityFile`
-    /// instead of the system's, for tests against a local TLS server.
+    /// A transport whose failure-prone libcurl calls are `calls`, for tests.
     init(
-        configuration: URLSessionConfiguration, bufferLimit: Int, serverTrust: ServerTrust = .system,
-        certificateAuthorityFile: String?, calls: CurlCalls = .libcurl
+        configuration: URLSessionConfiguration, connection: ConnectionOptions = .init(), bufferLimit: Int,
+        serverTrust: ServerTrust = .system, calls: CurlCalls
     ) {
-        self.certificateAuthorityFile = certificateAuthorityFile
+        self.connection = connection
         self.serverTrust = serverTrust
         self.bufferLimit = max(bufferLimit, 1)
         cookies = CurlCookies(configuration: configuration)
@@ -82,8 +89,11 @@ public final class CurlTransport: Transport {
             headers[String(describing: name)] = String(describing: value)
         }
         additionalHeaders = headers
-        driver = CurlDriver(
-            cookies: cookies, maximumConnectionsPerHost: configuration.httpMaximumConnectionsPerHost, calls: calls)
+        let settings = CurlConnectionSettings(
+            connection: connection, sessionLimit: configuration.httpMaximumConnectionsPerHost,
+            libraryVersion: CurlLibrary.versionNumber)
+        self.settings = settings
+        driver = CurlDriver(cookies: cookies, connection: settings, calls: calls)
     }
 
     deinit {
@@ -119,9 +129,14 @@ public final class CurlTransport: Transport {
             return task
         }
         // libcurl speaks many protocols; an HTTP client must not open `file:` or `ftp:` URLs.
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = request.url.scheme?.lowercased(), ["http", "https"].contains(scheme) || UnixSocketURL(request.url) != nil
+        else {
             mailbox.close(
                 with: .transport(URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: request.url])))
+            return task
+        }
+        if let failure = settings.failure {
+            mailbox.close(with: failure)
             return task
         }
         if let refusal = serverTrust.refusal(of: request.url, canCheckPins: true) {
@@ -141,8 +156,7 @@ public final class CurlTransport: Transport {
             .start(
                 CurlHop(
                     id: id, request: request, cookieHeader: cookies.header(for: request), mailbox: mailbox,
-                    deadline: deadline, certificateAuthorityFile: certificateAuthorityFile,
-                    serverTrust: serverTrust, bodyPump: pump)))
+                    deadline: deadline, serverTrust: serverTrust, bodyPump: pump)))
         return task
     }
 
