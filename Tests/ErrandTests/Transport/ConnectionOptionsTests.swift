@@ -197,6 +197,26 @@ struct ConnectionOptionsTests {
         #expect(reason(outcome).contains(path))
     }
 
+    @Test func aUnixSocketBaseURLResolvesPathsUnderItAndReachesLocalhostOnTheSocket() throws {
+        let config = NetworkConfig()
+        config.baseUrl = "http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43"
+        struct Info: BaseRequest {
+            var url: String
+            var arguments: [String: any Sendable]? { ["all": 1] }
+        }
+        let agent = NetworkAgent(config: config, transport: StubTransport { _ in Response(statusCode: 200) })
+        let relative = try agent.buildRequestUrl(Info(url: "containers/json"))
+        #expect(relative.absoluteString == "http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/containers/json")
+        let rooted = try agent.buildRequestUrl(Info(url: "/_ping"))
+        #expect(rooted.absoluteString == "http+unix://%2Fvar%2Frun%2Fdocker.sock/_ping")
+        let socket = try #require(URL(string: rooted.absoluteString + "?all=1").flatMap(UnixSocketURL.init))
+        #expect(socket.socketPath == "/var/run/docker.sock")
+        #expect(socket.httpURL.absoluteString == "http://localhost/_ping?all=1")
+        let tls = try #require(URL(string: "https+unix://%2Frun%2Fapi.sock/v1").flatMap(UnixSocketURL.init))
+        #expect(tls.httpURL.absoluteString == "https://localhost/v1")
+        #expect(URL(string: "http+unix:///no-socket").flatMap(UnixSocketURL.init) == nil)
+    }
+
     // MARK: What URLSessionTransport cannot honour
 
     @Test func urlSessionTransportFailsEachOptionItCannotHonourNamingIt() async throws {

@@ -19,6 +19,9 @@ struct CurlHop: Sendable {
     var serverTrust = ServerTrust.system
     /// Where a streamed body's bytes come from; `nil` when the request has none.
     var bodyPump: BodyStreamPump? = nil
+    /// Whether this hop sends again, on a new connection, a request an HTTP/2 connection dropped
+    /// before any of its response arrived; a replay is never replayed.
+    var isReplay = false
 }
 
 extension CurlHop {

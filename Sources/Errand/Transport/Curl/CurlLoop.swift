@@ -143,10 +143,19 @@ final class CurlLoop {
             follow(redirect, from: hop)
             return
         }
+        if transfer.canReplay(after: result) {
+            remove(transfer)
+            var replay = hop
+            replay.isReplay = true
+            start(replay)
+            return
+        }
+        // Both read the handle, which removing it resets.
         let metrics = transfer.metrics()
+        let failure = transfer.failure(for: result)
         remove(transfer)
         hop.mailbox.post(.metrics(metrics))
-        hop.mailbox.close(with: transfer.failure(for: result))
+        hop.mailbox.close(with: failure)
     }
 
     /// Works out the next hop off the curl thread: cookie storage may write to disk.

@@ -27,6 +27,8 @@ final class CurlTransfer {
     private let socketPath: String?
     private var head = CurlResponseHead()
     private var isHeadDelivered = false
+    /// Whether any byte of a response, head or body, arrived on this hop.
+    private var hasResponseBytes = false
     private(set) var redirect: Redirect?
     /// When bytes last moved, for the idle timeout.
     private(set) var lastActivity = DispatchTime.now()
@@ -129,6 +131,20 @@ final class CurlTransfer {
             isReusedConnection: long(ERRAND_CURLINFO_NUM_CONNECTS) == 0, remoteAddress: remoteAddress())
     }
 
+    /// Whether the hop, ended with `result`, may be sent once more on a new connection: an
+    /// HTTP/2 connection failed (a GOAWAY, a reset) before any of the response arrived, and the
+    /// method is idempotent, so sending it again is safe even if the server did act on it. libcurl
+    /// replays a stream the server refused (REFUSED_STREAM) itself, whatever its method, for the
+    /// server promises it did nothing; it cannot tell which streams a GOAWAY left unprocessed.
+    func canReplay(after result: Int32) -> Bool {
+        guard result == ERRAND_CURLE_HTTP2 || result == ERRAND_CURLE_HTTP2_STREAM, !hop.isReplay,
+            !hasResponseBytes, upload?.isProduced != true
+        else { return false }
+        return Self.idempotentMethods.contains(hop.request.method.uppercased())
+    }
+
+    private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
+
     /// The error this hop ended with, given libcurl's `result`; `nil` for success. It names what
     /// the result code cannot: the Unix socket, a proxy that wants credentials, the client identity.
     func failure(for result: Int32) -> ErrandError? {
@@ -181,6 +197,7 @@ final class CurlTransfer {
     // MARK: Callbacks, on the curl thread
 
     private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        hasResponseBytes = true
         // Trailers after the head, and everything of a redirect, are not the caller's.
         guard !isHeadDelivered, redirect == nil else {
             lastActivity = .now()
@@ -204,6 +221,7 @@ final class CurlTransfer {
     }
 
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        hasResponseBytes = true
         lastActivity = .now()
         guard redirect == nil else { return bytes.count }
         guard hop.mailbox.postBody(bytes) else {
@@ -324,6 +342,8 @@ final class CurlTransfer {
     }
 
     private func configureHTTPVersion(overTLS: Bool) {
+        // The connection that dropped the request is going away: a replay must not wait for it.
+        if hop.isReplay { setLong(ERRAND_CURLOPT_FRESH_CONNECT, 1) }
         switch connection.httpVersion {
         case .automatic:
             setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_2TLS))
