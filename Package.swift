@@ -38,7 +38,10 @@ let package = Package(
         .executableTarget(
             name: "StreamingChat", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/StreamingChat",
             exclude: ["README.md"]),
-        .executableTarget(name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks"),
+        // h2-server.sh starts the local HTTP/2 server the connection benchmarks run against.
+        .executableTarget(
+            name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks",
+            exclude: ["h2-server.sh"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -52,8 +52,8 @@ private struct Call: BaseRequest {
 private struct Echo: Decodable {
     let path: String
     let method: String
-    let http_version: String
-    let client_port: Int
+    let httpVersion: String
+    let clientPort: Int
     let host: String?
     let headers: [String: String]
 }
@@ -83,12 +83,15 @@ struct ConnectionInteropTests {
     /// Runs `call` and returns its finished task, success or not.
     private func run(_ call: Call, on agent: NetworkAgent) async -> RequestTask {
         await withCheckedContinuation { continuation in
-            agent.start(call, success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) })
+            agent.start(
+                call, success: { continuation.resume(returning: $0) }, failure: { continuation.resume(returning: $0) })
         }
     }
 
     private func echo(_ task: RequestTask) throws -> Echo {
-        try JSONDecoder().decode(Echo.self, from: try #require(task.responseData, "\(String(describing: task.error))"))
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try decoder.decode(Echo.self, from: try #require(task.responseData, "\(String(describing: task.error))"))
     }
 
     private func reason(_ error: ErrandError?) -> String {
@@ -100,7 +103,7 @@ struct ConnectionInteropTests {
 
     @Test func httpsSpeaksHTTP2ByALPN() async throws {
         let task = await run(Call(url: try #require(Servers.h2) + "/hello"), on: try agent())
-        #expect(try echo(task).http_version == "2")
+        #expect(try echo(task).httpVersion == "2")
         #expect(task.metrics?.httpVersion == "HTTP/2")
     }
 
@@ -113,14 +116,15 @@ struct ConnectionInteropTests {
         }
         let echoes = try tasks.map(echo)
         #expect(echoes.count == 50)
-        #expect(Set(echoes.map(\.client_port)).count == 1, "connections: \(Set(echoes.map(\.client_port)))")
-        #expect(echoes.allSatisfy { $0.http_version == "2" })
+        #expect(Set(echoes.map(\.clientPort)).count == 1, "connections: \(Set(echoes.map(\.clientPort)))")
+        #expect(echoes.allSatisfy { $0.httpVersion == "2" })
         #expect(tasks.filter { $0.metrics?.isReusedConnection == false }.count == 1)
     }
 
     @Test func http1_1OnlyStaysOnHTTP1EvenWhereHTTP2IsOffered() async throws {
-        let task = await run(Call(url: try #require(Servers.h2) + "/hello"), on: try agent { $0.httpVersion = .http1_1 })
-        #expect(try echo(task).http_version == "1.1")
+        let task = await run(
+            Call(url: try #require(Servers.h2) + "/hello"), on: try agent { $0.httpVersion = .http1_1 })
+        #expect(try echo(task).httpVersion == "1.1")
         #expect(task.metrics?.httpVersion == "HTTP/1.1")
     }
 
@@ -130,14 +134,14 @@ struct ConnectionInteropTests {
         // libcurl before 8.0 fails a second request on one h2c connection: each must still succeed.
         for index in 0..<3 {
             let task = await run(Call(url: base + "/sequential/\(index)"), on: agent)
-            #expect(try echo(task).http_version == "2")
+            #expect(try echo(task).httpVersion == "2")
             #expect(task.metrics?.httpVersion == "HTTP/2")
         }
         let concurrent = await withTaskGroup(of: RequestTask.self) { group in
             for index in 0..<8 { group.addTask { await run(Call(url: base + "/delay?ms=100&i=\(index)"), on: agent) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(try concurrent.map(echo).allSatisfy { $0.http_version == "2" })
+        #expect(try concurrent.map(echo).allSatisfy { $0.httpVersion == "2" })
         let post = await run(Call(url: base + "/posted", method: .post, arguments: ["n": 1]), on: agent)
         #expect(try echo(post).method == "POST")
     }
@@ -151,8 +155,8 @@ struct ConnectionInteropTests {
             return await group.reduce(into: []) { $0.append($1) }
         }
         let echoes = try tasks.map(echo)
-        #expect(echoes.allSatisfy { $0.http_version == "1.1" })
-        #expect((1...2).contains(Set(echoes.map(\.client_port)).count), "\(Set(echoes.map(\.client_port)))")
+        #expect(echoes.allSatisfy { $0.httpVersion == "1.1" })
+        #expect((1...2).contains(Set(echoes.map(\.clientPort)).count), "\(Set(echoes.map(\.clientPort)))")
     }
 
     // MARK: Trusted roots and client certificates
@@ -170,7 +174,8 @@ struct ConnectionInteropTests {
             on: try agent(trustingTestCA: false) { $0.trustedRoots = .only([Servers.otherCertificateAuthority!]) })
         #expect(other.error != nil && other.responseData == nil)
         let only = await run(
-            Call(url: url), on: try agent(trustingTestCA: false) { $0.trustedRoots = .only([Servers.certificateAuthority!]) })
+            Call(url: url),
+            on: try agent(trustingTestCA: false) { $0.trustedRoots = .only([Servers.certificateAuthority!]) })
         #expect(only.responseStatusCode == 200)
     }
 
@@ -179,7 +184,9 @@ struct ConnectionInteropTests {
         let certificate = try #require(Servers.clientCertificate)
         let plain = await run(
             Call(url: url),
-            on: try agent { $0.clientIdentity = ClientIdentity(certificate: certificate, privateKey: Servers.clientKey!) })
+            on: try agent {
+                $0.clientIdentity = ClientIdentity(certificate: certificate, privateKey: Servers.clientKey!)
+            })
         #expect(plain.responseStatusCode == 200)
         let encrypted = await run(
             Call(url: url),
@@ -225,7 +232,7 @@ struct ConnectionInteropTests {
         let plain = await run(Call(url: try #require(Servers.httpbin) + "/get"), on: agent)
         #expect(plain.responseStatusCode == 200)
         let tunnelled = await run(Call(url: try #require(Servers.h2) + "/hello"), on: agent)
-        #expect(try echo(tunnelled).http_version == "2")
+        #expect(try echo(tunnelled).httpVersion == "2")
         #expect(tunnelled.metrics?.remoteAddress == "127.0.0.1")
     }
 
@@ -262,7 +269,7 @@ struct ConnectionInteropTests {
             let plain = await run(Call(url: try #require(Servers.httpbin) + "/get"), on: agent)
             #expect(plain.responseStatusCode == 200, "\(String(describing: plain.error))")
             let tls = await run(Call(url: try #require(Servers.h2) + "/hello"), on: agent)
-            #expect(try echo(tls).http_version == "2")
+            #expect(try echo(tls).httpVersion == "2")
         }
     }
 

@@ -52,6 +52,27 @@ struct DocumentationSnippetTests {
         return NetworkAgent(config: config, transport: StubTransport(respond: respond))
     }
 
+    /// From "Connections": options set once, and a Docker-style request under an `http+unix` base.
+    @Test func connectionOptionsAndAUnixSocketBase() throws {
+        var connection = ConnectionOptions()
+        connection.trustedRoots = .adding([URL(fileURLWithPath: "/etc/company/root-ca.pem")])
+        connection.proxy = .http(URL(string: "http://proxy.internal:3128")!)
+        connection.hostOverrides = ["api.example.com:443": "127.0.0.1"]
+        let config = NetworkConfig()
+        config.connection = connection
+        #expect(config.connection == connection)
+
+        let socket = "/var/run/docker.sock".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        config.baseUrl = "http+unix://\(socket)/v1.43"
+        struct ListContainers: BaseRequest {
+            var url: String { "containers/json" }
+        }
+        let agent = NetworkAgent(config: config, transport: StubTransport { _ in Response(statusCode: 200) })
+        #expect(
+            try agent.buildRequestUrl(ListContainers()).absoluteString
+                == "http+unix://%2Fvar%2Frun%2Fdocker%2Esock/v1.43/containers/json")
+    }
+
     /// From "Testing your API layer".
     @Test func stubTransportSeesTheRequestAsSent() async throws {
         let agent = agent { request in

@@ -34,7 +34,8 @@ public final class NetworkAgent: Sendable {
     ) {
         self.config = config
         let transport =
-            transport ?? DefaultTransport.make(configuration: config.sessionConfiguration, connection: config.connection)
+            transport
+            ?? DefaultTransport.make(configuration: config.sessionConfiguration, connection: config.connection)
         pipeline = RequestPipeline(
             config: config, transport: transport, retryTimer: retryTimer, mainQueueWatch: mainQueueWatch)
     }

@@ -42,6 +42,9 @@ public struct ConnectionOptions: Sendable, Equatable {
 
     /// The connections per host a transport with `sessionLimit` in its session configuration keeps.
     func connectionsPerHost(sessionLimit: Int) -> Int {
-        max(1, maximumConnectionsPerHost == ConnectionOptions().maximumConnectionsPerHost ? sessionLimit : maximumConnectionsPerHost)
+        max(
+            1,
+            maximumConnectionsPerHost == ConnectionOptions().maximumConnectionsPerHost
+                ? sessionLimit : maximumConnectionsPerHost)
     }
 }

@@ -22,7 +22,9 @@ enum DefaultTransport {
             return CurlTransport(configuration: configuration, connection: connection)
         default:
             #if canImport(FoundationNetworking)
-                if CurlTransport.isAvailable { return CurlTransport(configuration: configuration, connection: connection) }
+                if CurlTransport.isAvailable {
+                    return CurlTransport(configuration: configuration, connection: connection)
+                }
             #endif
             return URLSessionTransport(configuration: configuration, connection: connection)
         }

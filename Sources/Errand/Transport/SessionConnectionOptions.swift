@@ -47,7 +47,9 @@ enum SessionConnectionOptions {
         configuration.httpMaximumConnectionsPerHost = connection.connectionsPerHost(
             sessionLimit: configuration.httpMaximumConnectionsPerHost)
         #if !canImport(FoundationNetworking)
-            if let dictionary = proxyDictionary(connection.proxy) { configuration.connectionProxyDictionary = dictionary }
+            if let dictionary = proxyDictionary(connection.proxy) {
+                configuration.connectionProxyDictionary = dictionary
+            }
         #endif
     }
 

@@ -143,7 +143,8 @@ struct ConnectionOptionsTests {
             #expect(outcome.urlErrorCode == .secureConnectionFailed)
             #expect(reason(outcome).contains("trustedRoots") && reason(outcome).contains(notPEM.path))
         }
-        let none = try await send(try #require(loopbackServer).baseURL + "/get", through: curl { $0.trustedRoots = .only([]) })
+        let none = try await send(
+            try #require(loopbackServer).baseURL + "/get", through: curl { $0.trustedRoots = .only([]) })
         #expect(reason(none).contains("trust no server"))
     }
 

@@ -82,7 +82,8 @@ struct CurlConnectionSettings: Sendable {
             !(components.host ?? "").isEmpty
         else {
             let expected = schemes.sorted().map { "\($0)://host:port" }.joined(separator: " or ")
-            throw invalid("ConnectionOptions.proxy: \(Redactor.url(url)) is not a proxy URL (\(expected))", code: .badURL)
+            throw invalid(
+                "ConnectionOptions.proxy: \(Redactor.url(url)) is not a proxy URL (\(expected))", code: .badURL)
         }
         components.scheme = scheme ?? given
         return components.string ?? url.absoluteString
@@ -154,7 +155,8 @@ struct CurlConnectionSettings: Sendable {
         }
         // Without a password OpenSSL would ask for one on the terminal.
         if identity.password == nil && key.contains(marker: "ENCRYPTED") {
-            throw invalid("ConnectionOptions.clientIdentity: \(identity.privateKey.path) is encrypted and no password was given")
+            throw invalid(
+                "ConnectionOptions.clientIdentity: \(identity.privateKey.path) is encrypted and no password was given")
         }
     }
 

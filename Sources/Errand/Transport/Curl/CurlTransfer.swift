@@ -153,7 +153,8 @@ final class CurlTransfer {
         let url = hop.request.url
         let detail = errorBuffer.pointee == 0 ? CurlLibrary.describe(result) : String(cString: errorBuffer)
         func failure(_ code: URLError.Code, _ reason: String) -> ErrandError {
-            .transport(URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
+            .transport(
+                URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
         }
         if let socketPath, result == ERRAND_CURLE_COULDNT_CONNECT {
             return failure(.cannotConnectToHost, "cannot connect to the Unix socket \(socketPath): \(detail)")
@@ -304,13 +305,15 @@ final class CurlTransfer {
         if let socket = UnixSocketURL(url) {
             target = socket.httpURL
             try require(
-                setString(ERRAND_CURLOPT_UNIX_SOCKET_PATH, socket.socketPath), "use a Unix socket", code: .unsupportedURL)
+                setString(ERRAND_CURLOPT_UNIX_SOCKET_PATH, socket.socketPath), "use a Unix socket",
+                code: .unsupportedURL)
             // A local socket is never reached through a proxy.
             _ = setString(ERRAND_CURLOPT_PROXY, "")
         } else {
             target = url
             if let proxy = connection.proxy {
-                try require(setString(ERRAND_CURLOPT_PROXY, proxy), "use ConnectionOptions.proxy", code: .unsupportedURL)
+                try require(
+                    setString(ERRAND_CURLOPT_PROXY, proxy), "use ConnectionOptions.proxy", code: .unsupportedURL)
                 // An explicit proxy serves every host: no_proxy is for the environment's.
                 if !proxy.isEmpty { _ = setString(ERRAND_CURLOPT_NOPROXY, "") }
             }
@@ -324,7 +327,8 @@ final class CurlTransfer {
             if !connection.trustsSystemDirectory { _ = setString(ERRAND_CURLOPT_CAPATH, nil) }
         }
         if let identity = connection.clientIdentity {
-            try require(setString(ERRAND_CURLOPT_SSLCERT, identity.certificate.path), "use ConnectionOptions.clientIdentity")
+            try require(
+                setString(ERRAND_CURLOPT_SSLCERT, identity.certificate.path), "use ConnectionOptions.clientIdentity")
             _ = setString(ERRAND_CURLOPT_SSLCERTTYPE, "PEM")
             _ = setString(ERRAND_CURLOPT_SSLKEY, identity.privateKey.path)
             _ = setString(ERRAND_CURLOPT_SSLKEYTYPE, "PEM")

@@ -129,7 +129,8 @@ public final class CurlTransport: Transport {
             return task
         }
         // libcurl speaks many protocols; an HTTP client must not open `file:` or `ftp:` URLs.
-        guard let scheme = request.url.scheme?.lowercased(), ["http", "https"].contains(scheme) || UnixSocketURL(request.url) != nil
+        guard let scheme = request.url.scheme?.lowercased(),
+            ["http", "https"].contains(scheme) || UnixSocketURL(request.url) != nil
         else {
             mailbox.close(
                 with: .transport(URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: request.url])))
