@@ -4,7 +4,9 @@ struct Plan: Sendable {
         usage: ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
 
           --only NAME       run only the benchmark NAME, or the group NAME (such as
-                            `loopback`, `stream` or `overhead.async`); repeat to run several
+                            `loopback`, `stream` or `overhead.async`); repeat to run several.
+                            `connection` needs a server: ERRAND_BENCH_H2_URL and
+                            ERRAND_BENCH_H2_CA, as Benchmarks/h2-server.sh prints them
           --iterations N    measure N operations per benchmark instead of its default
           --list            print the benchmark names and exit
         """
@@ -12,7 +14,7 @@ struct Plan: Sendable {
     /// Every benchmark name, in the order they run.
     static let allNames =
         OverheadBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + ComposeBenchmarks.names
-        + LoopbackBenchmarks.names
+        + LoopbackBenchmarks.names + ConnectionBenchmarks.names
         + TransferBenchmarks.names + StreamBenchmarks.names
 
     var only: [String] = []

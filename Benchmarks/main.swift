@@ -1,6 +1,7 @@
 // Measures what Errand costs: its own work per request, URL building and argument encoding,
-// real loopback HTTP beside URLSession alone, the memory of large transfers, and streamed
-// responses' latency, parsing rate and memory. Numbers, not pass/fail; see BENCHMARKS.md.
+// real loopback HTTP beside URLSession alone, HTTP/2 against HTTP/1.1 to a local nginx (when
+// one is named; see h2-server.sh), the memory of large transfers, and streamed responses'
+// latency, parsing rate and memory. Numbers, not pass/fail; see BENCHMARKS.md.
 //
 //     swift run -c release ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
 
@@ -47,12 +48,14 @@ let progress: (String) -> Void = { FileHandle.standardError.write(Data("  runnin
 var results: [Measurement] = []
 var transfers: [FreshProcess.Result] = []
 var streams = StreamBenchmarks.Report()
+var connections = ConnectionBenchmarks.Report()
 do {
     results += try await OverheadBenchmarks.run(plan, progress: progress)
     results += try await EncodingBenchmarks.run(plan, progress: progress)
     results += try await CacheBenchmarks.run(plan, progress: progress)
     results += try await ComposeBenchmarks.run(plan, progress: progress)
     results += try await LoopbackBenchmarks.run(plan, progress: progress)
+    connections = try await ConnectionBenchmarks.run(plan, progress: progress)
     transfers = try await TransferBenchmarks.run(plan, progress: progress)
     streams = try await StreamBenchmarks.run(plan, progress: progress)
 } catch {
@@ -94,6 +97,10 @@ for inFlight in LoopbackBenchmarks.concurrencies {
         let name = LoopbackBenchmarks.name(client, inFlight: inFlight)
         difference(name, baseline, "\(client.rawValue) vs URLSession alone, \(inFlight) in flight")
     }
+}
+if !connections.rows.isEmpty || connections.skipped != nil {
+    print()
+    print(ConnectionBenchmarks.table(connections))
 }
 if !streams.latencies.isEmpty || !streams.rates.isEmpty {
     print()

@@ -113,7 +113,7 @@ struct CurlConnectionSettings: Sendable {
     /// when there is none, for libcurl still reads the system's certificate directory.
     private static func systemBundle() -> Data {
         var candidates: [String] = []
-        if let easy = errand_curl_easy_init() {
+        if CurlLibrary.isLoaded, let easy = errand_curl_easy_init() {
             var path: UnsafePointer<CChar>?
             if errand_curl_easy_getinfo_string(easy, ERRAND_CURLINFO_CAINFO, &path) == ERRAND_CURLE_OK, let path {
                 candidates.append(String(cString: path))

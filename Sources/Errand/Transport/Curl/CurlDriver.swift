@@ -26,11 +26,18 @@ final class CurlDriver: Sendable {
     /// Requests sent and not completed: the thread outlives the transport until they end.
     private let requestsInFlight = Locked(0)
 
+    /// The idle connections kept for reuse: this many hosts' full pools.
+    private static let pooledHosts = 4
+
     /// Creates the multi handle and starts its thread; `nil` when libcurl is not available.
     init?(cookies: CurlCookies, connection: CurlConnectionSettings, calls: CurlCalls) {
         guard CurlLibrary.isLoaded, let multi = errand_curl_multi_init() else { return nil }
         _ = errand_curl_multi_setopt_long(
             multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, connection.maximumConnectionsPerHost)
+        // libcurl otherwise keeps at most 4 idle connections per transfer in flight, so a pool of 6 per
+        // host shrank whenever the requests paused, and the next burst opened new ones.
+        _ = errand_curl_multi_setopt_long(
+            multi, ERRAND_CURLMOPT_MAXCONNECTS, Self.pooledHosts * connection.maximumConnectionsPerHost)
         // HTTP/2 requests to one host share its connection (libcurl's default since 7.62; said for older ones).
         _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_PIPELINING, Int(ERRAND_CURLPIPE_MULTIPLEX))
         multiAddress = Int(bitPattern: multi)
