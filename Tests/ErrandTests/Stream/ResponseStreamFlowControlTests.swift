@@ -87,12 +87,14 @@ struct ResponseStreamFlowControlTests {
         defer { fixture.server.stop() }
         let agent = fixture.makeAgent(transport: kind.make(fixture))
         let size = 8 << 20
-        let stream = try await agent.stream(StreamApi(url: "/download/\(size)", timeoutInterval: 2))
+        // Under a sanitizer, a loaded machine can leave an unpaused transfer silent for 2 seconds.
+        let timeout = ProcessInfo.processInfo.environment["ERRAND_SANITIZER"] == nil ? 2.0 : 6.0
+        let stream = try await agent.stream(StreamApi(url: "/download/\(size)", timeoutInterval: timeout))
         var chunks = stream.makeAsyncIterator()
         var received = try #require(try await chunks.next()).count
         try await eventually { stream.buffer.isPaused }
         // Silent for longer than the timeout allows, but the silence is the consumer's, not the server's.
-        try await Task.sleep(for: .seconds(5))
+        try await Task.sleep(for: .seconds(timeout * 2.5))
         while let chunk = try await chunks.next() { received += chunk.count }
         #expect(received == size)
         #expect(stream.task.error == nil)
