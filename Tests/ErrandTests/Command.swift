@@ -6,16 +6,10 @@ enum Command {
     /// - Throws: when it cannot start or exits with a status other than 0.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let child = try ChildProcess(executable, arguments)
+        child.closeInput()
+        let data = child.readToEnd()
+        guard child.waitForExit() == 0 else {
             throw CocoaError(
                 .fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(executable) \(arguments) failed"])
         }

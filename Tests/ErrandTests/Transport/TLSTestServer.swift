@@ -21,9 +21,8 @@ final class TLSTestServer: Sendable {
     /// `openssl` works it out.
     let publicKeyPin: String
     private let directory: URL
-    private let process: Process
-    /// Closing it ends the server: a signal may be ignored by a process started from the test runner.
-    private let input = Pipe()
+    /// Closing its input ends the server: a signal may be ignored by a process started from the test runner.
+    private let process: ChildProcess
 
     /// Starts a server: `openssl` and `python3` run on a thread of their own, never one of the
     /// concurrency pool's, which a test waiting for them would otherwise hold.
@@ -51,27 +50,20 @@ final class TLSTestServer: Sendable {
             ])
         let script = directory.appendingPathComponent("server.py")
         try Data(Self.script.utf8).write(to: script)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, certificateFile, key]
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        process = try ChildProcess("/usr/bin/env", ["python3", script.path, certificateFile, key])
+        let line = String(decoding: process.readAvailable(), as: UTF8.self)
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            try? input.fileHandleForWriting.close()
+            process.closeInput()
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "no port from the TLS server"])
         }
         baseURL = "https://127.0.0.1:\(port)"
     }
 
     deinit {
-        try? input.fileHandleForWriting.close()
+        process.closeInput()
         // The last reference may go on a thread of the concurrency pool: wait for the exit elsewhere.
         Thread { [process, directory] in
-            process.waitUntilExit()
+            process.waitForExit()
             try? FileManager.default.removeItem(at: directory)
         }.start()
     }
