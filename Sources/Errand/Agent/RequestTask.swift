@@ -12,12 +12,15 @@ public final class RequestTask: Sendable {
     private let state: Locked<State>
     private let cancellationHandler: @Sendable (RequestTask) -> Void
     let progress: TaskProgress
+    /// The event monitors the task reports to, as the configuration had them when it was made.
+    let monitors: EventMonitors
 
     init(
         request: any BaseRequest, completion: Completion, callbackQueue: DispatchQueue,
-        onCancel: @escaping @Sendable (RequestTask) -> Void
+        monitors: EventMonitors = EventMonitors([]), onCancel: @escaping @Sendable (RequestTask) -> Void
     ) {
         self.request = request
+        self.monitors = monitors
         self.state = Locked(State(completion: completion, accessories: request.requestAccessories))
         self.cancellationHandler = onCancel
         self.progress = TaskProgress(request: request, queue: callbackQueue)
@@ -166,6 +169,8 @@ public final class RequestTask: Sendable {
     }
 
     var accessories: [any RequestAccessory] { state[\.accessories] }
+    /// The response or the error, once finished; `.cancelled` before.
+    var outcome: Result<Response, ErrandError> { state.withLock { $0.outcome } }
 
     /// Whether an attempt is on the wire, as opposed to the task's waiting or being done.
     var isSending: Bool { state.withLock { $0.transportTask != nil } }

@@ -21,6 +21,7 @@ public final class NetworkConfig: Sendable {
         var urlFilters: [any URLFilter] = []
         var cacheDirPathFilters: [any CacheDirPathFilter] = []
         var interceptors: [any RequestInterceptor] = []
+        var eventMonitors: [EventMonitorChannel] = []
         var cacheDirectory = NetworkConfig.defaultCacheDirectory
         var appVersion = NetworkConfig.defaultAppVersion
         var cacheSizeLimit = 100 * 1024 * 1024
@@ -35,6 +36,10 @@ public final class NetworkConfig: Sendable {
     }
 
     private let state = Locked(State())
+    /// Events dropped because a monitor fell too far behind, across every monitor.
+    private let droppedMonitorEvents = Locked(0)
+    /// The channel of the log ``debugLogEnabled`` turns on, made at its first use.
+    private let debugLog = Locked<EventMonitorChannel?>(nil)
 
     /// Creates a configuration with every setting at its default.
     public init() {}
@@ -96,6 +101,45 @@ public final class NetworkConfig: Sendable {
     /// Removes every interceptor.
     public func clearInterceptors() {
         state.withLock { $0.interceptors.removeAll() }
+    }
+
+    /// The event monitors every request reports to, in the order they were added; read when each
+    /// request starts. Default empty.
+    public var eventMonitors: [any EventMonitor] {
+        state[\.eventMonitors].map(\.monitor)
+    }
+
+    /// Adds a monitor that every request started from now on reports to; see ``EventMonitor``.
+    public func addEventMonitor(_ monitor: any EventMonitor) {
+        addEventMonitor(monitor, backlogLimit: EventMonitorChannel.defaultBacklogLimit)
+    }
+
+    /// Adds `monitor`, dropping its events past `backlogLimit` behind: tests use a small limit.
+    func addEventMonitor(_ monitor: any EventMonitor, backlogLimit: Int) {
+        let channel = EventMonitorChannel(monitor, backlogLimit: backlogLimit, dropped: droppedMonitorEvents)
+        state.withLock { $0.eventMonitors.append(channel) }
+    }
+
+    /// Removes every event monitor; requests already started keep reporting to theirs.
+    public func clearEventMonitors() {
+        state.withLock { $0.eventMonitors.removeAll() }
+    }
+
+    /// How many events monitors missed because they fell more than 10,000 events behind, since
+    /// the configuration was made. Default `0`.
+    public var droppedMonitorEventCount: Int { droppedMonitorEvents[\.self] }
+
+    /// The monitors a request starting now reports to: the added ones, and the debug log when on.
+    func monitorsForNewRequest() -> EventMonitors {
+        let (channels, logs) = state.withLock { ($0.eventMonitors, $0.debugLogEnabled) }
+        guard logs else { return EventMonitors(channels) }
+        let log = debugLog.withLock { channel in
+            if let channel { return channel }
+            let made = EventMonitorChannel(DebugLogMonitor(), dropped: droppedMonitorEvents)
+            channel = made
+            return made
+        }
+        return EventMonitors(channels + [log])
     }
 
     /// The root of the response cache. Default: `Errand/LazyRequestCache` in the user's caches directory.

@@ -36,7 +36,10 @@ final class RequestPipeline: Sendable {
 
     /// The task for one execution of `request`; `cancel()` on it finishes it with `.cancelled`.
     func makeTask(_ request: any BaseRequest, completion: RequestTask.Completion) -> RequestTask {
-        RequestTask(request: request, completion: completion, callbackQueue: config.callbackQueue) { [self] task in
+        RequestTask(
+            request: request, completion: completion, callbackQueue: config.callbackQueue,
+            monitors: config.monitorsForNewRequest()
+        ) { [self] task in
             finish(task, response: task.response, error: .cancelled)
         }
     }
@@ -47,6 +50,7 @@ final class RequestPipeline: Sendable {
         task.accessories.forEach { $0.requestWillStart(task) }
         // Cancelled already: finishing could not yet unregister it.
         guard task.start() else { return scheduler.finish(task) }
+        task.monitors.requestDidStart(task)
         let plan: RequestPlan
         do {
             plan = try RequestPlan(task.request, config: config, streams: task.stream != nil)
@@ -99,6 +103,13 @@ final class RequestPipeline: Sendable {
         scheduler.register(task)
         task.accessories.forEach { $0.requestWillStart(task) }
         _ = task.start()
+        task.monitors.requestDidStart(task)
+        serveCached(task, response)
+    }
+
+    /// Finishes `task` with a response from the cache, telling its monitors where it came from.
+    private func serveCached(_ task: RequestTask, _ response: Response) {
+        task.monitors.request(task, didServeFromCache: response)
         finish(task, response: response, error: nil)
     }
 
@@ -108,10 +119,10 @@ final class RequestPipeline: Sendable {
     private func serveFromCache(_ task: RequestTask, _ settings: CacheSettings) -> Bool {
         switch cache.lookup(settings) {
         case .hit(let response):
-            finish(task, response: response, error: nil)
+            serveCached(task, response)
             return true
         case .miss(_, let stale?) where settings.policy == .staleWhileRevalidate:
-            finish(task, response: stale, error: nil)
+            serveCached(task, stale)
             revalidate(task.request, settings.key)
             return true
         case .miss:
@@ -124,7 +135,7 @@ final class RequestPipeline: Sendable {
     private func serveOffline(_ task: RequestTask, _ settings: CacheSettings?) {
         guard let settings else { return finish(task, response: nil, error: .cacheMiss(.disabled)) }
         switch cache.lookup(settings, allowingExpired: true) {
-        case .hit(let response): finish(task, response: response, error: nil)
+        case .hit(let response): serveCached(task, response)
         case .miss(let reason, _): finish(task, response: nil, error: .cacheMiss(reason))
         }
     }
@@ -187,9 +198,13 @@ final class RequestPipeline: Sendable {
         guard let attempt = task.beginAttempt(outgoing) else {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
+        task.monitors.request(task, willSend: outgoing)
         let events: @Sendable (TransportEvent) -> Void = { [self] event in
             // Before the outcome is delivered: a body file the transport no longer reads goes first.
             if case .completed = event { task.transportCompleted() }
+            if case .responseHead(let status, let headers) = event, !task.monitors.isEmpty {
+                task.monitors.request(task, didReceive: Response(statusCode: status, headers: headers))
+            }
             let disposition =
                 stream?.receive(event, task: task, rules: plan.rules, maximumEventSize: plan.maximumResponseSize)
                 ?? download?.receive(event) ?? .record(event)
@@ -208,7 +223,7 @@ final class RequestPipeline: Sendable {
                     break
                 case .tooLarge:
                     task.abandon(attempt)
-                    finish(task, response: nil, error: .responseTooLarge(plan.maximumResponseSize))
+                    failAttempt(task, .responseTooLarge(plan.maximumResponseSize))
                 }
             case .consumed:
                 break
@@ -220,7 +235,7 @@ final class RequestPipeline: Sendable {
             case .fail(let error):
                 task.abandon(attempt)
                 download?.suspend()
-                finish(task, response: nil, error: error)
+                failAttempt(task, error)
             }
         }
         let transportTask: any TransportTask
@@ -266,9 +281,16 @@ final class RequestPipeline: Sendable {
         // A body produced while it was sent is gone: another attempt would send a different body, or none.
         let sentBodyOnce = request.bodyStream != nil || task.sentRequest?.bodyStream != nil
         guard let error, error != .cancelled, !plan.interceptors.isEmpty, !sentBodyOnce else {
+            if let error { task.monitors.request(task, didFailAttempt: error, willRetry: false) }
             return conclude(task, plan, response: response, error: error)
         }
         decideRetry(task, plan, request, response: response, error: error)
+    }
+
+    /// Finishes `task` with `error`, the end of its last attempt.
+    private func failAttempt(_ task: RequestTask, _ error: ErrandError) {
+        task.monitors.request(task, didFailAttempt: error, willRetry: false)
+        finish(task, response: nil, error: error)
     }
 
     /// Asks the interceptors what to do about a failed attempt, and does it.
@@ -277,7 +299,14 @@ final class RequestPipeline: Sendable {
     ) {
         task.wait {
             let deciding = Task { [self] in
-                switch await plan.interceptors.retry(task, dueTo: error) {
+                let decision = await plan.interceptors.retry(task, dueTo: error)
+                let willRetry =
+                    switch decision {
+                    case .retry, .retryAfter: true
+                    case .doNotRetry, .fail: false
+                    }
+                task.monitors.request(task, didFailAttempt: error, willRetry: willRetry)
+                switch decision {
                 case .doNotRetry: conclude(task, plan, response: response, error: error)
                 case .fail(let replacement): conclude(task, plan, response: response, error: replacement)
                 case .retry: requeue(task, plan, request, response: response)
@@ -302,7 +331,7 @@ final class RequestPipeline: Sendable {
     /// Stores a success in the cache, or serves the offline fallback for a network failure, and finishes.
     private func conclude(_ task: RequestTask, _ plan: RequestPlan, response: Response?, error: ErrandError?) {
         if let error, let fallback = offlineFallback(plan.cache, after: error) {
-            return finish(task, response: fallback, error: nil)
+            return serveCached(task, fallback)
         }
         if error == nil, let response, let settings = plan.cache {
             cache.store(response, as: settings)
@@ -315,8 +344,8 @@ final class RequestPipeline: Sendable {
     func finish(_ task: RequestTask, response: Response?, error: ErrandError?) {
         guard task.finish(response: response, error: error) else { return }
         scheduler.finish(task)
+        if !task.monitors.isEmpty { task.monitors.request(task, didFinish: task.outcome) }
         guard config.debugLogEnabled else { return task.deliver(on: config.callbackQueue) }
-        DebugLog.write(DebugLog.line(for: task))
         task.deliver(on: config.callbackQueue, watch: mainQueueWatch)
     }
 }

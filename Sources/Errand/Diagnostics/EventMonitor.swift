@@ -1,0 +1,46 @@
+/// Watches requests as they run, for logging, metrics, network inspectors and recordings
+/// (``HARRecorder``): add one with ``NetworkConfig/addEventMonitor(_:)``.
+///
+/// For each task the methods are called in this order, each on the monitor's own serial queue —
+/// never on the caller's thread or the callback queue, and never holding up the request:
+///
+/// 1. ``requestDidStart(_:)``, once;
+/// 2. for each attempt: ``request(_:willSend:)`` (after interceptors adapted it), then
+///    ``request(_:didReceive:)`` once its head arrives, then ``request(_:didFailAttempt:willRetry:)``
+///    if the attempt failed;
+/// 3. or, for a response served from the cache, ``request(_:didServeFromCache:)`` (and no
+///    `willSend`);
+/// 4. ``request(_:didFinish:)``, once, last, with ``RequestTask/metrics`` filled in.
+///
+/// Network, retried, coalesced, cache-served, streamed, batched and chained requests are all
+/// reported. A monitor that falls more than 10,000 events behind misses the events past that;
+/// ``NetworkConfig/droppedMonitorEventCount`` counts them. Every method has an empty default.
+public protocol EventMonitor: Sendable {
+    /// The task started: from the agent's queue, the network or the cache.
+    func requestDidStart(_ task: RequestTask)
+    /// An attempt is about to go to the transport, as interceptors adapted it.
+    func request(_ task: RequestTask, willSend request: TransportRequest)
+    /// An attempt's response head arrived: status and header fields, `data` empty.
+    func request(_ task: RequestTask, didReceive response: Response)
+    /// An attempt failed; `willRetry` says whether another attempt follows, and is `false` on the last.
+    func request(_ task: RequestTask, didFailAttempt error: ErrandError, willRetry: Bool)
+    /// The task finished, as its callback or `await` is told; always the last event.
+    func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>)
+    /// The task was answered from the cache, followed by ``request(_:didFinish:)``.
+    func request(_ task: RequestTask, didServeFromCache response: Response)
+}
+
+extension EventMonitor {
+    /// Does nothing.
+    public func requestDidStart(_ task: RequestTask) {}
+    /// Does nothing.
+    public func request(_ task: RequestTask, willSend request: TransportRequest) {}
+    /// Does nothing.
+    public func request(_ task: RequestTask, didReceive response: Response) {}
+    /// Does nothing.
+    public func request(_ task: RequestTask, didFailAttempt error: ErrandError, willRetry: Bool) {}
+    /// Does nothing.
+    public func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {}
+    /// Does nothing.
+    public func request(_ task: RequestTask, didServeFromCache response: Response) {}
+}
