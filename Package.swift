@@ -16,9 +16,14 @@ let package = Package(
         .target(name: "ErrandTestServer"),
         // Scenarios shared by the loopback suite and the httpbin interop suite.
         .target(name: "ErrandScenarios", dependencies: ["Errand"], path: "Tests/ErrandScenarios"),
-        .testTarget(name: "ErrandTests", dependencies: ["Errand", "ErrandTestServer", "ErrandScenarios"]),
-        // SSEServer/ and ConnectionServer/ hold the Python servers .ci/run starts for the interop suite, not Swift.
-        .testTarget(name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"], exclude: ["SSEServer", "ConnectionServer"]),
+        // Fixtures/ holds files the tests read by path: HTTP Archives other tools wrote.
+        .testTarget(
+            name: "ErrandTests", dependencies: ["Errand", "ErrandTestServer", "ErrandScenarios"], exclude: ["Fixtures"]),
+        // SSEServer/ and ConnectionServer/ hold the Python servers .ci/run starts for the interop suite,
+        // HARCheck/ the HTTP Archive checker it runs: not Swift.
+        .testTarget(
+            name: "ErrandInteropTests", dependencies: ["Errand", "ErrandScenarios"],
+            exclude: ["SSEServer", "ConnectionServer", "HARCheck"]),
         // Each example's README.md is for readers, not the build.
         .executableTarget(
             name: "QuickStart", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/QuickStart",
