@@ -13,7 +13,7 @@ struct Plan: Sendable {
 
     /// Every benchmark name, in the order they run.
     static let allNames =
-        OverheadBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + ComposeBenchmarks.names
+        OverheadBenchmarks.names + MonitorBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + ComposeBenchmarks.names
         + LoopbackBenchmarks.names + ConnectionBenchmarks.names
         + TransferBenchmarks.names + StreamBenchmarks.names
 

@@ -51,6 +51,7 @@ var streams = StreamBenchmarks.Report()
 var connections = ConnectionBenchmarks.Report()
 do {
     results += try await OverheadBenchmarks.run(plan, progress: progress)
+    results += try await MonitorBenchmarks.run(plan, progress: progress)
     results += try await EncodingBenchmarks.run(plan, progress: progress)
     results += try await CacheBenchmarks.run(plan, progress: progress)
     results += try await ComposeBenchmarks.run(plan, progress: progress)
@@ -91,6 +92,7 @@ func difference(_ name: String, _ base: String, _ label: String) {
 }
 print()
 difference("encoding.pipeline.10-arguments", "encoding.pipeline.no-arguments", "ten arguments vs none (stub pipeline)")
+difference("monitor.empty-monitor", "monitor.none", "one empty event monitor vs none (stub pipeline)")
 for inFlight in LoopbackBenchmarks.concurrencies {
     let baseline = LoopbackBenchmarks.name(.urlsession, inFlight: inFlight)
     for client in LoopbackBenchmarks.Client.allCases.dropFirst() {

@@ -155,14 +155,16 @@ struct EventMonitorTests {
         config.callbackQueue = DispatchQueue(label: "errand.monitor-tests")
         let slow = RecordingMonitor(blocked: true)
         defer { slow.release() }
-        config.addEventMonitor(slow, backlogLimit: 3)
+        config.addEventMonitor(slow, backlogLimit: 2)
         let agent = NetworkAgent(config: config, transport: StubTransport { _ in Response(statusCode: 200) })
         _ = try await agent.response(Get(url: "https://api.example.com/a"))
-        // Three events wait (the first one blocked), the fourth — didFinish — is dropped.
-        #expect(config.droppedMonitorEventCount == 1)
+        // The monitor is stuck on "start"; at most two of the other three events wait for it.
+        let dropped = config.droppedMonitorEventCount
+        #expect((1...2).contains(dropped))
         slow.release()
-        try await eventually { slow.events.count == 3 }
-        #expect(slow.events == ["start", "send GET /a", "head 200"])
+        let all = ["start", "send GET /a", "head 200", "finish 200"]
+        try await eventually { slow.events.count == all.count - dropped }
+        #expect(slow.events == Array(all.prefix(all.count - dropped)))
     }
 
     @Test func monitorsAreReadWhenARequestStarts() async throws {
