@@ -1,5 +1,5 @@
 /// Watches requests as they run, for logging, metrics, network inspectors and recordings
-/// of traffic: add one with ``NetworkConfig/addEventMonitor(_:)``.
+/// of traffic (``HARRecorder``): add one with ``NetworkConfig/addEventMonitor(_:)``.
 ///
 /// For each task the methods are called in this order, each on the monitor's own serial queue —
 /// never on the caller's thread or the callback queue, and never holding up the request:

@@ -1,0 +1,374 @@
+import Foundation
+
+/// Turns one exchange — the request as sent, the response or error it got, its metrics — into a
+/// HAR entry, masking what the ``Redaction`` names before any text is made, so a masked value
+/// never reaches the entry, in plain or base64 text.
+struct HAREntryBuilder: Sendable {
+    let redaction: Redaction
+    /// Bytes of a body recorded; beyond, the body is truncated, saying so.
+    let maximumBodySize: Int
+
+    /// A request body as it was when the request went out.
+    struct SentBody: Sendable {
+        /// The bytes recorded: all of an in-memory body, up to the maximum of a file's.
+        var bytes = Data()
+        /// The body's full size; `-1` when unknown.
+        var size = 0
+        /// Why the body is not (all) there, for the entry's comment.
+        var note: String?
+    }
+
+    /// What the recorder knows of an exchange when it finishes.
+    struct Exchange: Sendable {
+        var request: TransportRequest
+        var body: SentBody
+        var startedAt: Date
+        var sentAt: ContinuousClock.Instant
+        var headAt: ContinuousClock.Instant?
+        var finishedAt: ContinuousClock.Instant
+        var response: Response?
+        var error: ErrandError?
+        var metrics: TransportMetrics?
+        var attemptCount: Int
+    }
+
+    /// The request's body, read now: a body file may be gone once the transport has sent it.
+    func sentBody(of request: TransportRequest) -> SentBody {
+        if let body = request.body { return SentBody(bytes: body, size: body.count) }
+        if let stream = request.bodyStream {
+            return SentBody(
+                size: stream.length.map { Int(clamping: $0) } ?? -1,
+                note: "The body was streamed (BodyStream) as it was sent, so it was not recorded.")
+        }
+        guard let file = request.bodyFileURL else { return SentBody() }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? -1
+        do {
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            let bytes = try handle.read(upToCount: max(maximumBodySize, 0) + 1) ?? Data()
+            return SentBody(bytes: bytes, size: max(size, bytes.count))
+        } catch {
+            return SentBody(size: size, note: "The body file \(file.lastPathComponent) could not be read: \(error).")
+        }
+    }
+
+    func entry(_ exchange: Exchange) -> HTTPArchive.Entry {
+        let request = exchange.request
+        let httpVersion = exchange.metrics?.httpVersion ?? "HTTP/1.1"
+        let timings = timings(of: exchange)
+        var comments: [String] = []
+        if exchange.attemptCount > 1 {
+            comments.append("Attempt \(exchange.attemptCount): earlier attempts of the task failed and were retried.")
+        }
+        if let redirects = exchange.metrics?.redirectCount, redirects > 0 {
+            comments.append("\(redirects) redirect(s) followed: the response is the last one's.")
+        }
+        // The request's masked values, looked for everywhere else: a server may echo them.
+        var secrets = requestSecrets(request)
+        let archivedRequest = archived(request, body: exchange.body, httpVersion: httpVersion, secrets: &secrets)
+        let scrubber = HARScrubber(secrets)
+        if let error = exchange.error {
+            comments.append("Failed: \(scrubber.text("\(error)")).")
+        }
+        return HTTPArchive.Entry(
+            startedDateTime: exchange.startedAt.formatted(Self.dateStyle),
+            time: [timings.dns, timings.connect, timings.send, timings.wait, timings.receive]
+                .compactMap { $0 }.filter { $0 >= 0 }.reduce(0, +),
+            request: archivedRequest,
+            response: archived(exchange.response, httpVersion: httpVersion, scrubber: scrubber),
+            cache: HTTPArchive.Cache(),
+            timings: timings,
+            serverIPAddress: exchange.metrics?.remoteAddress,
+            comment: comments.isEmpty ? nil : comments.joined(separator: " "))
+    }
+
+    // MARK: Request and response
+
+    private func archived(
+        _ request: TransportRequest, body: SentBody, httpVersion: String, secrets: inout [String]
+    ) -> HTTPArchive.Request {
+        let mimeType = request.value(forHeader: "Content-Type") ?? ""
+        var postData: HTTPArchive.PostData?
+        if request.body != nil || request.bodyFileURL != nil || request.bodyStream != nil {
+            let recorded = recordedBody(body.bytes, size: body.size, mimeType: mimeType, secrets: &secrets)
+            let params =
+                mimeType.lowercased().contains("x-www-form-urlencoded") && recorded.encoding == nil
+                ? recorded.text.map {
+                    redaction.formPairs($0, names: redaction.bodyFieldNames).map {
+                        HTTPArchive.Param(name: $0.name, value: $0.value)
+                    }
+                }
+                : nil
+            postData = HTTPArchive.PostData(
+                mimeType: mimeType, text: recorded.text, params: params, encoding: recorded.encoding,
+                comment: Self.joined(body.note, recorded.comment))
+        }
+        return HTTPArchive.Request(
+            method: request.method, url: redaction.url(request.url), httpVersion: httpVersion,
+            cookies: requestCookies(request.value(forHeader: "Cookie")),
+            headers: archived(request.headers), queryString: redaction.queryPairs(of: request.url).map(Self.pair),
+            postData: postData, headersSize: -1, bodySize: body.size)
+    }
+
+    /// The response, or one with status `0` when none arrived, as browsers record a failure.
+    private func archived(_ response: Response?, httpVersion: String, scrubber: HARScrubber) -> HTTPArchive.Response {
+        guard let response else {
+            return HTTPArchive.Response(
+                status: 0, statusText: "", httpVersion: "", cookies: [], headers: [],
+                content: HTTPArchive.Content(size: 0, mimeType: ""), redirectURL: "", headersSize: -1, bodySize: -1,
+                comment: "No response arrived.")
+        }
+        let mimeType = response.value(forHeader: "Content-Type") ?? ""
+        let content: HTTPArchive.Content
+        let bodySize: Int
+        if let file = response.fileURL {
+            // A download may be gigabytes, and it is the caller's file: its size is what matters here.
+            bodySize =
+                (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? -1
+            content = HTTPArchive.Content(
+                size: bodySize, mimeType: mimeType,
+                comment: "Downloaded to a file; the body was not recorded.")
+        } else {
+            bodySize = response.data.count
+            var secrets = scrubber.secrets
+            let recorded = recordedBody(
+                scrubber.data(response.data), size: bodySize, mimeType: mimeType, secrets: &secrets)
+            content = HTTPArchive.Content(
+                size: bodySize, mimeType: mimeType, text: recorded.text, encoding: recorded.encoding,
+                comment: recorded.comment)
+        }
+        let location = response.value(forHeader: "Location").map { scrubber.text(redaction.url(string: $0)) }
+        return HTTPArchive.Response(
+            status: response.statusCode, statusText: Self.reasonPhrase(response.statusCode), httpVersion: httpVersion,
+            cookies: responseCookies(response.value(forHeader: "Set-Cookie")),
+            headers: archived(response.headers).map { .init(name: $0.name, value: scrubber.text($0.value)) },
+            content: content, redirectURL: location ?? "", headersSize: -1, bodySize: bodySize)
+    }
+
+    /// Header fields sorted by name, masked values replaced; a `Location`'s URL masked as URLs are.
+    private func archived(_ headers: [String: String]) -> [HTTPArchive.NameValue] {
+        headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
+            let masked = redaction.headerValue(name, value)
+            let shown =
+                name.equalsIgnoringASCIICase("Location") && masked == value ? redaction.url(string: value) : masked
+            return HTTPArchive.NameValue(name: name, value: shown)
+        }
+    }
+
+    // MARK: Bodies
+
+    private struct RecordedBody {
+        var text: String?
+        var encoding: String?
+        var comment: String?
+    }
+
+    /// Masks, then truncates, then encodes: masking first, so what is cut or base64-encoded is
+    /// already masked.
+    private func recordedBody(_ bytes: Data, size: Int, mimeType: String, secrets: inout [String]) -> RecordedBody {
+        guard !bytes.isEmpty else { return RecordedBody(text: size == 0 ? "" : nil) }
+        guard let fieldsMasked = redaction.body(bytes, mimeType: mimeType, masked: &secrets) else {
+            return RecordedBody(comment: "Not recorded: JSON that could not be parsed to mask its fields.")
+        }
+        // Also the values masked elsewhere (a header's, the query's), and this body's own found just now.
+        let masked = HARScrubber(secrets).data(fieldsMasked)
+        let fullSize = max(size, bytes.count)
+        let limit = max(maximumBodySize, 0)
+        var kept = masked.count > limit ? masked.prefix(limit) : masked
+        // A file's body was read only up to the limit: cut already.
+        let isCut = masked.count > limit || size > bytes.count
+        let comment = isCut ? "Truncated from \(fullSize) bytes." : nil
+        if Self.isTextual(mimeType) || (!kept.isEmpty && Self.isJSON(masked)) {
+            // A cut may split a UTF-8 sequence, whose lead byte is at most three bytes back.
+            for _ in 0..<4 {
+                if let text = String(data: kept, encoding: .utf8) { return RecordedBody(text: text, comment: comment) }
+                guard comment != nil, !kept.isEmpty else { break }
+                kept = kept.dropLast()
+            }
+            kept = masked.count > limit ? masked.prefix(limit) : masked
+        }
+        return RecordedBody(text: kept.base64EncodedString(), encoding: "base64", comment: comment)
+    }
+
+    private static func isTextual(_ mimeType: String) -> Bool {
+        let type = mimeType.lowercased()
+        return type.hasPrefix("text/")
+            || ["json", "xml", "javascript", "ecmascript", "x-www-form-urlencoded", "graphql"].contains {
+                type.contains($0)
+            }
+    }
+
+    private static func isJSON(_ data: Data) -> Bool {
+        (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
+    }
+
+    // MARK: Cookies
+
+    private func requestCookies(_ header: String?) -> [HTTPArchive.Cookie] {
+        guard let header else { return [] }
+        let masked = redaction.masksHeader("Cookie")
+        return header.split(separator: ";").compactMap { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = parts[0].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else { return nil }
+            let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            return HTTPArchive.Cookie(name: name, value: masked ? Redaction.placeholder : value)
+        }
+    }
+
+    /// The cookies of a `Set-Cookie` value, which holds several joined with ", " when the
+    /// response set several — and an `Expires` date holds a comma too, so a piece starts a new
+    /// cookie only when it begins with `name=`.
+    private func responseCookies(_ header: String?) -> [HTTPArchive.Cookie] {
+        guard let header else { return [] }
+        var definitions: [String] = []
+        for piece in header.split(separator: ",", omittingEmptySubsequences: false) {
+            let head = piece.prefix { $0 != ";" }
+            let startsCookie =
+                head.contains("=") && !head.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces).contains(" ")
+            if startsCookie || definitions.isEmpty {
+                definitions.append(String(piece))
+            } else {
+                definitions[definitions.count - 1] += "," + piece
+            }
+        }
+        let masked = redaction.masksHeader("Set-Cookie")
+        return definitions.compactMap { definition in
+            let attributes = definition.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let first = attributes.first, let equals = first.firstIndex(of: "=") else { return nil }
+            var cookie = HTTPArchive.Cookie(
+                name: String(first[..<equals]),
+                value: masked ? Redaction.placeholder : String(first[first.index(after: equals)...]))
+            for attribute in attributes.dropFirst() {
+                let parts = attribute.split(separator: "=", maxSplits: 1)
+                let value = parts.count > 1 ? String(parts[1]) : nil
+                switch parts.first?.lowercased() {
+                case "path": cookie.path = value
+                case "domain": cookie.domain = value
+                case "httponly": cookie.httpOnly = true
+                case "secure": cookie.secure = true
+                default: break
+                }
+            }
+            return cookie
+        }
+    }
+
+    // MARK: Timings
+
+    /// HAR's per-phase milliseconds from ``TransportMetrics``' cumulative seconds; without
+    /// metrics (URLSession reports none on Linux), the wait and receive phases as the recorder
+    /// saw them, from sending to the head and from the head to the end.
+    private func timings(of exchange: Exchange) -> HTTPArchive.Timings {
+        guard let metrics = exchange.metrics else {
+            let end = exchange.finishedAt
+            let head = exchange.headAt ?? end
+            return HTTPArchive.Timings(
+                blocked: -1, dns: -1, connect: -1, send: 0, wait: Self.milliseconds(head - exchange.sentAt),
+                receive: Self.milliseconds(end - head), ssl: -1)
+        }
+        let resolved = metrics.domainLookup
+        let connected = max(metrics.connect, resolved)
+        let secured = max(metrics.secureConnection, connected)
+        let ready = metrics.secureConnection > 0 ? secured : connected
+        let firstByte = metrics.firstByte > 0 ? max(metrics.firstByte, ready) : max(metrics.total, ready)
+        // A phase that did not happen is 0 in the metrics, -1 in HAR; `connect` includes `ssl`.
+        return HTTPArchive.Timings(
+            blocked: -1,
+            dns: metrics.domainLookup > 0 ? Self.milliseconds(resolved) : -1,
+            connect: metrics.connect > 0 ? Self.milliseconds(ready - resolved) : -1,
+            send: 0,
+            wait: Self.milliseconds(firstByte - ready),
+            receive: Self.milliseconds(max(metrics.total, firstByte) - firstByte),
+            ssl: metrics.secureConnection > 0 ? Self.milliseconds(secured - connected) : -1)
+    }
+
+    /// Non-negative milliseconds to the microsecond; a value that is not finite counts as 0, as
+    /// JSON cannot hold it.
+    private static func milliseconds(_ seconds: TimeInterval) -> Double {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return (seconds * 1_000_000).rounded() / 1000
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return milliseconds(Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    // MARK: Helpers
+
+    /// ISO 8601 with milliseconds and the time zone, as HAR asks.
+    private static let dateStyle = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    private static func pair(_ pair: (name: String, value: String)) -> HTTPArchive.NameValue {
+        HTTPArchive.NameValue(name: pair.name, value: pair.value)
+    }
+
+    private static func joined(_ notes: String?...) -> String? {
+        let present = notes.compactMap { $0 }
+        return present.isEmpty ? nil : present.joined(separator: " ")
+    }
+
+    /// The values the request's masked header fields, cookies, query items and password hold.
+    private func requestSecrets(_ request: TransportRequest) -> [String] {
+        var secrets: [String] = []
+        for (name, value) in request.headers where redaction.masksHeader(name) {
+            secrets.append(value)
+            // `Bearer <token>`: the token may be quoted without its scheme.
+            if let space = value.firstIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
+            if name.equalsIgnoringASCIICase("Cookie") {
+                secrets += value.split(separator: ";").compactMap {
+                    $0.split(separator: "=", maxSplits: 1).last.map(String.init)
+                }
+            }
+        }
+        if let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
+            _ = redaction.formEncoded(query, masked: &secrets)
+        }
+        if let password = request.url.password { secrets.append(password) }
+        return secrets
+    }
+
+    /// The standard reason phrase; empty for codes without one, which HAR allows.
+    static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 100: "Continue"
+        case 101: "Switching Protocols"
+        case 200: "OK"
+        case 201: "Created"
+        case 202: "Accepted"
+        case 203: "Non-Authoritative Information"
+        case 204: "No Content"
+        case 206: "Partial Content"
+        case 301: "Moved Permanently"
+        case 302: "Found"
+        case 303: "See Other"
+        case 304: "Not Modified"
+        case 307: "Temporary Redirect"
+        case 308: "Permanent Redirect"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 402: "Payment Required"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 406: "Not Acceptable"
+        case 408: "Request Timeout"
+        case 409: "Conflict"
+        case 410: "Gone"
+        case 412: "Precondition Failed"
+        case 413: "Content Too Large"
+        case 415: "Unsupported Media Type"
+        case 416: "Range Not Satisfiable"
+        case 418: "I'm a teapot"
+        case 422: "Unprocessable Content"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 501: "Not Implemented"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: ""
+        }
+    }
+}

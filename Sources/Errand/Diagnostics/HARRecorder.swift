@@ -1,0 +1,136 @@
+import Foundation
+
+/// Records the requests it watches as an HTTP Archive (HAR 1.2): the file browsers' network
+/// panels, Charles and Proxyman open. Add it with ``NetworkConfig/addEventMonitor(_:)``, run the
+/// session, then ``write(to:)`` the file.
+///
+/// ```swift
+/// let recorder = HARRecorder(redaction: .default.adding(jsonFields: ["password"]))
+/// config.addEventMonitor(recorder)
+/// // … requests …
+/// try recorder.write(to: URL(fileURLWithPath: "session.har"))
+/// ```
+///
+/// Each task that went to the network becomes one entry, once it finished: the request as its
+/// last attempt sent it (after interceptors), headers and body, and the response it got with its
+/// body, or status `0` when none arrived. A retried task is recorded once, by its last attempt,
+/// and its comment says which attempt that was. A response served from Errand's cache is not
+/// recorded: nothing went over the network, and the exchange that filled the cache is recorded
+/// when it happened. Timings come from ``RequestTask/metrics`` when the transport reports them
+/// (``CurlTransport``); otherwise only the wait and receive phases, as the recorder saw them.
+///
+/// What ``Redaction`` names is masked before anything is kept. Bodies are recorded as text when
+/// they are text or JSON, else base64, up to `maximumBodySize` bytes each; a download's body is
+/// in its file and not recorded, nor is a body streamed from a ``BodyStream``. The recorder keeps
+/// the newest `maximumEntries`, dropping the oldest past that. It may be shared by several
+/// configurations and read from any thread.
+public final class HARRecorder: EventMonitor {
+    private struct State {
+        /// Sent and not yet finished, by task.
+        var inFlight: [ObjectIdentifier: HAREntryBuilder.Exchange] = [:]
+        var entries: [HTTPArchive.Entry] = []
+        /// Where the oldest entry is in `entries` once it is full: a ring, so dropping costs nothing.
+        var oldest = 0
+    }
+
+    private let builder: HAREntryBuilder
+    private let maximumEntries: Int
+    private let state = Locked(State())
+
+    /// Tasks in flight remembered at most: a monitor that missed `didFinish` events (too far
+    /// behind) must not keep their requests forever.
+    private static let inFlightLimit = 10_000
+
+    /// Creates a recorder.
+    ///
+    /// - Parameters:
+    ///   - redaction: What to mask. Default ``Redaction/default``: the credentials in
+    ///     `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
+    ///   - maximumBodySize: Bytes of each request and response body to record; a longer body is
+    ///     cut there, its comment saying so. Default 1 MiB.
+    ///   - maximumEntries: Entries to keep; past that the oldest is dropped. Default 1,000.
+    public init(redaction: Redaction = .default, maximumBodySize: Int = 1 << 20, maximumEntries: Int = 1000) {
+        builder = HAREntryBuilder(redaction: redaction, maximumBodySize: max(maximumBodySize, 0))
+        self.maximumEntries = max(maximumEntries, 1)
+    }
+
+    /// How many entries the recording holds now.
+    public var entryCount: Int { state.withLock { $0.entries.count } }
+
+    /// The recording as a HAR 1.2 file, pretty-printed with sorted keys, entries oldest first.
+    public func harData() -> Data {
+        let entries = state.withLock { $0.entries[$0.oldest...] + $0.entries[..<$0.oldest] }
+        let archive = HTTPArchive(
+            log: HTTPArchive.Log(
+                version: "1.2", creator: HTTPArchive.Creator(name: "Errand", version: UserAgent.errandVersion),
+                entries: Array(entries)))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Every value is a string, a whole number or a finite one: encoding cannot fail.
+        return (try? encoder.encode(archive)) ?? Data()
+    }
+
+    /// Writes ``harData()`` to `url`, replacing the file atomically: a reader never sees half of it.
+    ///
+    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the path and the reason when it cannot be written.
+    public func write(to url: URL) throws(ErrandError) {
+        do {
+            try harData().write(to: url, options: .atomic)
+        } catch {
+            throw .fileSystem("write HAR to \(url.path): \(error.localizedDescription)")
+        }
+    }
+
+    // MARK: EventMonitor
+
+    /// Remembers the attempt going out, its body read now: a body file may be gone once sent.
+    public func request(_ task: RequestTask, willSend request: TransportRequest) {
+        let exchange = HAREntryBuilder.Exchange(
+            request: request, body: builder.sentBody(of: request), startedAt: Date(), sentAt: .now, finishedAt: .now,
+            attemptCount: 1)
+        state.withLock { state in
+            if state.inFlight.count >= Self.inFlightLimit, state.inFlight[ObjectIdentifier(task)] == nil,
+                let stalest = state.inFlight.min(by: { $0.value.sentAt < $1.value.sentAt })
+            {
+                state.inFlight[stalest.key] = nil
+            }
+            state.inFlight[ObjectIdentifier(task)] = exchange
+        }
+    }
+
+    /// Notes when the head arrived, for the wait phase when the transport reports no metrics.
+    public func request(_ task: RequestTask, didReceive response: Response) {
+        let now = ContinuousClock.now
+        state.withLock { $0.inFlight[ObjectIdentifier(task)]?.headAt = now }
+    }
+
+    /// Forgets the task: its response came from the cache, not the network (see the type's
+    /// documentation).
+    public func request(_ task: RequestTask, didServeFromCache response: Response) {
+        state.withLock { $0.inFlight[ObjectIdentifier(task)] = nil }
+    }
+
+    /// Records the task's last exchange, if it sent one.
+    public func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
+        let finishedAt = ContinuousClock.now
+        guard var exchange = state.withLock({ $0.inFlight.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        switch result {
+        case .success(let response):
+            guard !response.isDataFromCache else { return }
+            exchange.response = response
+        case .failure(let error):
+            // A rejected status still has its response, body and all: a 404's page is worth seeing.
+            exchange.response = task.response.flatMap { $0.isDataFromCache ? nil : $0 }
+            exchange.error = error
+        }
+        exchange.finishedAt = finishedAt
+        exchange.metrics = task.metrics
+        exchange.attemptCount = task.attemptCount
+        let entry = builder.entry(exchange)
+        state.withLock { state in
+            guard state.entries.count >= maximumEntries else { return state.entries.append(entry) }
+            state.entries[state.oldest] = entry
+            state.oldest = (state.oldest + 1) % state.entries.count
+        }
+    }
+}
