@@ -87,3 +87,13 @@ struct HARConformanceTests {
         #expect(passed, "\(output)")
     }
 }
+
+@Suite("HAR checks in CI")
+struct HARConformanceInCITests {
+    @Test(
+        "the HAR checks are not silently skipped in CI",
+        .enabled(if: ProcessInfo.processInfo.environment["CI"] == "true"))
+    func theCheckerIsConfiguredInCI() {
+        #expect(harPython != nil, "CI must run the HAR checks: set ERRAND_HAR_PYTHON")
+    }
+}
