@@ -162,9 +162,11 @@ struct EventMonitorTests {
         let dropped = config.droppedMonitorEventCount
         #expect((1...2).contains(dropped))
         slow.release()
+        // Which ones depends on when the monitor's queue took its first batch; the rest arrive in order.
         let all = ["start", "send GET /a", "head 200", "finish 200"]
         try await eventually { slow.events.count == all.count - dropped }
-        #expect(slow.events == Array(all.prefix(all.count - dropped)))
+        #expect(slow.events.first == "start")
+        #expect(slow.events.allSatisfy(all.contains) && slow.events == all.filter(slow.events.contains))
     }
 
     @Test func monitorsAreReadWhenARequestStarts() async throws {

@@ -5,6 +5,10 @@ import Testing
 
 @testable import Errand
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite("HAR recorder")
 struct HARRecorderTests {
     let fixture: PipelineFixture
@@ -13,10 +17,14 @@ struct HARRecorderTests {
         fixture = try PipelineFixture()
     }
 
-    /// An agent reporting to `recorder`.
-    private func agent(recording recorder: HARRecorder) -> NetworkAgent {
+    /// An agent reporting to `recorder`. One whose responses set cookies must not store them:
+    /// the default storage is the process's, and every later request to 127.0.0.1 would send them.
+    private func agent(recording recorder: HARRecorder, storesCookies: Bool = true) -> NetworkAgent {
         fixture.config.addEventMonitor(recorder)
-        return fixture.makeAgent()
+        guard !storesCookies else { return fixture.makeAgent() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpShouldSetCookies = false
+        return fixture.makeAgent(transport: DefaultTransport.make(configuration: configuration))
     }
 
     /// The recording, decoded, once it holds `count` entries.
@@ -223,7 +231,7 @@ struct HARRecorderTests {
         var request = HTTPBinRequest("/response-headers?Set-Cookie=sid%3Dset-value%3B%20Path%3D%2F%3B%20HttpOnly")
         request.headers["Authorization"] = "Bearer t0ken-secret"
         request.headers["Cookie"] = "session=c00kie-secret; theme=dark"
-        _ = try await agent(recording: recorder).response(request)
+        _ = try await agent(recording: recorder, storesCookies: false).response(request)
         let entry = try await entry(of: recorder)
         let placeholder = Redactor.placeholder
         #expect(entry.request.headers.first { $0.name == "Authorization" }?.value == placeholder)
