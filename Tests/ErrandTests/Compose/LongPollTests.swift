@@ -135,8 +135,9 @@ struct LongPollTests {
         let elapsed = clock.now - cancelledAt
         #expect(events.isEmpty)
         // The requirement is 100 ms, met by far when the test runs alone; the bound leaves room for
-        // a loaded machine, where the whole suite shares two cores and the cooperative pool.
-        #expect(elapsed < timingBound(.seconds(2)), "the sequence ended \(elapsed) after cancellation")
+        // a loaded machine, where the whole suite shares two cores and the cooperative pool (a
+        // full run once took 2.01 s), and still tells a prompt end from the poll's 20-second wait.
+        #expect(elapsed < timingBound(.seconds(5)), "the sequence ended \(elapsed) after cancellation")
         try await eventually { transport.cancels.withLock { $0 } == 1 }
         #expect(transport.cancels.withLock { $0 } == 1)
     }
