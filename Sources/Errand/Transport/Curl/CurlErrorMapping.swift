@@ -26,6 +26,17 @@ enum CurlErrorMapping {
         }
     }
 
+    /// Throws unless `result`, of setting the option that lets a transfer of `url` do `what`, is
+    /// `CURLE_OK`: a request is never sent with less checking, or elsewhere, than it asked for.
+    static func require(
+        _ result: Int32, _ what: String, url: URL, code: URLError.Code = .secureConnectionFailed
+    ) throws(ErrandError) {
+        guard result != ERRAND_CURLE_OK else { return }
+        let reason = "this libcurl cannot \(what): \(CurlLibrary.describe(result))"
+        throw .transport(
+            URLError(code, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
+    }
+
     private static func urlErrorCode(for code: Int32) -> URLError.Code {
         switch code {
         case ERRAND_CURLE_UNSUPPORTED_PROTOCOL: .unsupportedURL

@@ -284,7 +284,8 @@ final class CurlTransfer {
         // Four times libcurl's default: a large body arrives in a quarter as many events.
         setLong(ERRAND_CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(CurlHop.timeout(request.timeoutInterval) * 1000))
-        try configureConnection(to: request.url)
+        resolveList = try connection.configure(
+            easy, toReach: request.url, isReplay: hop.isReplay, certificateBundle: certificateBundle)
         if let pins = hop.serverTrust.pins(for: request.url) {
             let pinned = pins.map { "sha256//" + $0 }.joined(separator: ";")
             try require(setString(ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned), "check pinned public keys")
@@ -296,75 +297,6 @@ final class CurlTransfer {
         configureCallbacks()
         configureMethod(request.method.uppercased())
         configureHeaders(request)
-    }
-
-    /// Where and how to connect: the URL (over a Unix socket for `http+unix`), HTTP version,
-    /// proxy, trusted roots, client identity and host overrides.
-    private func configureConnection(to url: URL) throws(ErrandError) {
-        let target: URL
-        if let socket = UnixSocketURL(url) {
-            target = socket.httpURL
-            try require(
-                setString(ERRAND_CURLOPT_UNIX_SOCKET_PATH, socket.socketPath), "use a Unix socket",
-                code: .unsupportedURL)
-            // A local socket is never reached through a proxy.
-            _ = setString(ERRAND_CURLOPT_PROXY, "")
-        } else {
-            target = url
-            if let proxy = connection.proxy {
-                try require(
-                    setString(ERRAND_CURLOPT_PROXY, proxy), "use ConnectionOptions.proxy", code: .unsupportedURL)
-                // An explicit proxy serves every host: no_proxy is for the environment's.
-                if !proxy.isEmpty { _ = setString(ERRAND_CURLOPT_NOPROXY, "") }
-            }
-        }
-        _ = setString(ERRAND_CURLOPT_URL, target.absoluteString)
-        configureHTTPVersion(overTLS: target.scheme?.lowercased() == "https")
-        if let bundle = certificateBundle {
-            try require(
-                errand_curl_easy_setopt_blob(easy, ERRAND_CURLOPT_CAINFO_BLOB, bundle.baseAddress, bundle.count),
-                "use ConnectionOptions.trustedRoots")
-            if !connection.trustsSystemDirectory { _ = setString(ERRAND_CURLOPT_CAPATH, nil) }
-        }
-        if let identity = connection.clientIdentity {
-            try require(
-                setString(ERRAND_CURLOPT_SSLCERT, identity.certificate.path), "use ConnectionOptions.clientIdentity")
-            _ = setString(ERRAND_CURLOPT_SSLCERTTYPE, "PEM")
-            _ = setString(ERRAND_CURLOPT_SSLKEY, identity.privateKey.path)
-            _ = setString(ERRAND_CURLOPT_SSLKEYTYPE, "PEM")
-            // Always set: without one, OpenSSL would ask for an encrypted key's password on the terminal.
-            _ = setString(ERRAND_CURLOPT_KEYPASSWD, identity.password ?? "")
-        }
-        if !connection.resolveEntries.isEmpty {
-            for entry in connection.resolveEntries {
-                resolveList = errand_curl_slist_append(resolveList, entry) ?? resolveList
-            }
-            try require(
-                errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_RESOLVE, resolveList),
-                "use ConnectionOptions.hostOverrides", code: .unsupportedURL)
-        }
-    }
-
-    private func configureHTTPVersion(overTLS: Bool) {
-        // The connection that dropped the request is going away: a replay must not wait for it.
-        if hop.isReplay { setLong(ERRAND_CURLOPT_FRESH_CONNECT, 1) }
-        switch connection.httpVersion {
-        case .automatic:
-            setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_2TLS))
-            // Concurrent requests wait to share the first connection rather than each open one.
-            if overTLS { setLong(ERRAND_CURLOPT_PIPEWAIT, 1) }
-        case .http1_1:
-            setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_1_1))
-        case .http2PriorKnowledge:
-            setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE))
-            if overTLS || connection.reusesCleartextHTTP2 {
-                setLong(ERRAND_CURLOPT_PIPEWAIT, 1)
-            } else {
-                // This libcurl fails a second request on an h2c connection: one connection each.
-                setLong(ERRAND_CURLOPT_FRESH_CONNECT, 1)
-                setLong(ERRAND_CURLOPT_FORBID_REUSE, 1)
-            }
-        }
     }
 
     private func configureCallbacks() {
@@ -437,15 +369,8 @@ final class CurlTransfer {
 
     /// Throws unless `result`, of setting the option that lets the transfer do `what`, is
     /// `CURLE_OK`: a request is never sent with less checking, or elsewhere, than it asked for.
-    private func require(
-        _ result: Int32, _ what: String, code: URLError.Code = .secureConnectionFailed
-    ) throws(ErrandError) {
-        guard result != ERRAND_CURLE_OK else { return }
-        let reason = "this libcurl cannot \(what): \(CurlLibrary.describe(result))"
-        throw .transport(
-            URLError(
-                code,
-                userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason]))
+    private func require(_ result: Int32, _ what: String) throws(ErrandError) {
+        try CurlErrorMapping.require(result, what, url: hop.request.url)
     }
 
     private func setLong(_ option: Int32, _ value: Int) {
