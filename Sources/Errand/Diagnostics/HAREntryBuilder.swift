@@ -8,6 +8,9 @@ struct HAREntryBuilder: Sendable {
     /// Bytes of a body recorded; beyond, the body is truncated, saying so.
     let maximumBodySize: Int
 
+    /// How a truncated body's comment starts; a replay reads it to compare only what was kept.
+    static let truncationNote = "Truncated from"
+
     /// A request body as it was when the request went out.
     struct SentBody: Sendable {
         /// The bytes recorded: all of an in-memory body, up to the maximum of a file's.
@@ -177,7 +180,7 @@ struct HAREntryBuilder: Sendable {
         var kept = masked.count > limit ? masked.prefix(limit) : masked
         // A file's body was read only up to the limit: cut already.
         let isCut = masked.count > limit || size > bytes.count
-        let comment = isCut ? "Truncated from \(fullSize) bytes." : nil
+        let comment = isCut ? "\(Self.truncationNote) \(fullSize) bytes." : nil
         if Self.isTextual(mimeType) || (!kept.isEmpty && Self.isJSON(masked)) {
             // A cut may split a UTF-8 sequence, whose lead byte is at most three bytes back.
             for _ in 0..<4 {

@@ -59,26 +59,19 @@ public final class HARRecorder: EventMonitor {
 
     /// The recording as a HAR 1.2 file, pretty-printed with sorted keys, entries oldest first.
     public func harData() -> Data {
-        let entries = state.withLock { $0.entries[$0.oldest...] + $0.entries[..<$0.oldest] }
-        let archive = HTTPArchive(
-            log: HTTPArchive.Log(
-                version: "1.2", creator: HTTPArchive.Creator(name: "Errand", version: UserAgent.errandVersion),
-                entries: Array(entries)))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        // Every value is a string, a whole number or a finite one: encoding cannot fail.
-        return (try? encoder.encode(archive)) ?? Data()
+        archive().encoded()
     }
 
     /// Writes ``harData()`` to `url`, replacing the file atomically: a reader never sees half of it.
     ///
     /// - Throws: ``ErrandError/fileSystem(_:)`` naming the path and the reason when it cannot be written.
     public func write(to url: URL) throws(ErrandError) {
-        do {
-            try harData().write(to: url, options: .atomic)
-        } catch {
-            throw .fileSystem("write HAR to \(url.path): \(error.localizedDescription)")
-        }
+        try archive().write(to: url)
+    }
+
+    private func archive() -> HTTPArchive {
+        let entries = state.withLock { $0.entries[$0.oldest...] + $0.entries[..<$0.oldest] }
+        return HTTPArchive(entries: Array(entries))
     }
 
     // MARK: EventMonitor

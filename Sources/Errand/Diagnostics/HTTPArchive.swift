@@ -160,3 +160,60 @@ struct HTTPArchive: Codable, Equatable, Sendable {
         var comment: String?
     }
 }
+
+// MARK: Reading and writing
+
+extension HTTPArchive {
+    /// The archive in `data`, read from `source` (a path, for the error).
+    ///
+    /// - Throws: ``ErrandError/decoding(_:)`` saying where the text stops being an HTTP Archive.
+    init(data: Data, source: String) throws(ErrandError) {
+        do {
+            self = try JSONDecoder().decode(HTTPArchive.self, from: data)
+        } catch let error as DecodingError {
+            throw .decoding("\(source) is not an HTTP Archive (HAR): \(error.summary)")
+        } catch {
+            throw .decoding("\(source) is not an HTTP Archive (HAR): \(error.localizedDescription)")
+        }
+    }
+
+    /// The archive in the file at `url`.
+    ///
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when it cannot be read, ``ErrandError/decoding(_:)``
+    ///   when it is not HAR.
+    init(contentsOf url: URL) throws(ErrandError) {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw .fileSystem("read HAR \(url.path): \(error.localizedDescription)")
+        }
+        try self.init(data: data, source: url.path)
+    }
+
+    /// An empty archive, as Errand writes one.
+    init(entries: [Entry] = []) {
+        self.init(
+            log: Log(
+                version: "1.2", creator: Creator(name: "Errand", version: UserAgent.errandVersion), entries: entries))
+    }
+
+    /// The archive as JSON, pretty-printed with sorted keys.
+    func encoded() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        // Every value is a string, a whole number or a finite one: encoding cannot fail.
+        return (try? encoder.encode(self)) ?? Data()
+    }
+
+    /// Writes ``encoded()`` to `url`, replacing the file atomically: a reader never sees half of it.
+    ///
+    /// - Throws: ``ErrandError/fileSystem(_:)`` naming the path and the reason.
+    func write(to url: URL) throws(ErrandError) {
+        do {
+            try encoded().write(to: url, options: .atomic)
+        } catch {
+            throw .fileSystem("write HAR to \(url.path): \(error.localizedDescription)")
+        }
+    }
+}

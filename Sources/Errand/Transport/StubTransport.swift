@@ -57,14 +57,7 @@ public struct StubTransport: Transport {
 
         func deliver(_ outcome: Result<Response, ErrandError>) {
             guard let events = take() else { return }
-            switch outcome {
-            case .success(let response):
-                events(.responseHead(statusCode: response.statusCode, headers: response.headers))
-                if !response.data.isEmpty { events(.body(response.data)) }
-                events(.completed(nil))
-            case .failure(let error):
-                events(.completed(error))
-            }
+            TransportEvent.events(answering: outcome).forEach(events)
         }
 
         private func take() -> (@Sendable (TransportEvent) -> Void)? {

@@ -14,3 +14,17 @@ public enum TransportEvent: Sendable {
     /// The exchange ended: `nil` when the whole response arrived (whatever its status), else why it failed.
     case completed(ErrandError?)
 }
+
+extension TransportEvent {
+    /// The events a transport that has the whole `outcome` at hand reports, in order: the head,
+    /// the body in one chunk when there is one, then the completion.
+    static func events(answering outcome: Result<Response, ErrandError>) -> [TransportEvent] {
+        switch outcome {
+        case .success(let response):
+            let head = TransportEvent.responseHead(statusCode: response.statusCode, headers: response.headers)
+            return response.data.isEmpty ? [head, .completed(nil)] : [head, .body(response.data), .completed(nil)]
+        case .failure(let error):
+            return [.completed(error)]
+        }
+    }
+}

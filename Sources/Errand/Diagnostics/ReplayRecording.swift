@@ -1,0 +1,87 @@
+import Foundation
+
+/// ``ReplayMiss/record(via:into:)``: sends a request the recording lacks through the real
+/// transport and adds what came back to the recording — in memory, so the next such request
+/// replays it, and in the file, rewritten before the request completes.
+final class ReplayRecording: Sendable {
+    /// What one request received, kept until it completes.
+    private struct Received {
+        var statusCode: Int?
+        var headers: [String: String] = [:]
+        var body = Data()
+        var metrics: TransportMetrics?
+    }
+
+    private let transport: any Transport
+    private let file: URL
+    private let index: ReplayIndex
+    private let archive: Locked<HTTPArchive>
+    private let builder = HAREntryBuilder(redaction: .default, maximumBodySize: ReplayRecording.maximumBodySize)
+    /// Writes the file one request at a time, off the transport's thread, each time the whole
+    /// archive as it is then: the file never goes back to an older state.
+    private let writer = DispatchQueue(label: "Errand.ReplayRecording", qos: .utility)
+
+    /// Bytes of each body recorded: a replay needs the whole body, within reason.
+    static let maximumBodySize = 64 << 20
+
+    /// Records through `transport` into `file`, which holds `archive` now, adding to `index`.
+    init(via transport: any Transport, into file: URL, archive: HTTPArchive, index: ReplayIndex) {
+        self.transport = transport
+        self.file = file
+        self.index = index
+        self.archive = Locked(archive)
+    }
+
+    /// Sends `request` through the real transport, passing its events on; the completion waits
+    /// until the exchange is in the file, and reports ``ErrandError/fileSystem(_:)`` if it could
+    /// not be written.
+    func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> any TransportTask {
+        let sent = HAREntryBuilder.Exchange(
+            request: request, body: builder.sentBody(of: request), startedAt: Date(), sentAt: .now, finishedAt: .now,
+            attemptCount: 1)
+        let received = Locked(Received())
+        return transport.send(request) { [self] event in
+            switch event {
+            case .responseHead(let statusCode, let headers):
+                received.withLock {
+                    $0.statusCode = statusCode
+                    $0.headers = headers
+                }
+            case .body(let chunk):
+                received.withLock { if $0.body.count <= Self.maximumBodySize { $0.body += chunk } }
+            case .metrics(let metrics):
+                received.withLock { $0.metrics = metrics }
+            case .uploadProgress:
+                break
+            case .completed(let error):
+                let received = received.withLock { $0 }
+                guard error == nil, let statusCode = received.statusCode else { return events(event) }
+                var exchange = sent
+                exchange.response = Response(statusCode: statusCode, headers: received.headers, data: received.body)
+                exchange.metrics = received.metrics
+                exchange.finishedAt = .now
+                let entry = builder.entry(exchange)
+                return writer.async { [self] in events(.completed(add(entry))) }
+            }
+            events(event)
+        }
+    }
+
+    /// On the writer: adds `entry` to the index and the file; the error when the file cannot be written.
+    private func add(_ entry: HTTPArchive.Entry) -> ErrandError? {
+        let snapshot = archive.withLock { archive in
+            archive.log.entries.append(entry)
+            return archive
+        }
+        // Errand's own entry always reads back; were it not to, the file still has it.
+        if let replayable = try? ReplayEntry(entry, at: snapshot.log.entries.count - 1, in: file.path) {
+            index.append(replayable)
+        }
+        do throws(ErrandError) {
+            try snapshot.write(to: file)
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
