@@ -43,6 +43,9 @@ let package = Package(
         .executableTarget(
             name: "StreamingChat", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/StreamingChat",
             exclude: ["README.md"]),
+        .executableTarget(
+            name: "RecordAndReplay", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/RecordAndReplay",
+            exclude: ["README.md"]),
         // h2-server.sh starts the local HTTP/2 server the connection benchmarks run against.
         .executableTarget(
             name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks",

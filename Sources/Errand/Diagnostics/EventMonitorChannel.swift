@@ -2,10 +2,13 @@ import Dispatch
 
 /// One monitor and the serial queue its events are delivered on, in the order they were posted.
 ///
-/// Events wait in a backlog that one drain on the queue empties in batches: a request's six
-/// events cost one wake-up of the queue's thread, not six. Posting never waits: a monitor whose
-/// backlog holds ``backlogLimit`` events misses the events past that, each counted in the shared
-/// `dropped` counter, so a slow monitor costs memory only up to a bound and never a request's time.
+/// Events wait in a backlog that one drain on the queue empties in batches. The drain starts
+/// ``gatheringDelay`` after the first event of a batch: waking a thread costs more CPU than a
+/// request's own work, so a busy client's monitor wakes once per many requests, not once per
+/// event, and a monitor sees each event at most a millisecond or so late. Posting never waits: a
+/// monitor whose backlog holds ``backlogLimit`` events misses the events past that, each counted
+/// in the shared `dropped` counter, so a slow monitor costs memory only up to a bound and never
+/// a request's time.
 final class EventMonitorChannel: Sendable {
     /// A monitor's call, with the task and values it reports.
     typealias Event = @Sendable (any EventMonitor) -> Void
@@ -25,6 +28,9 @@ final class EventMonitorChannel: Sendable {
     /// Events a monitor may fall behind before more are dropped. Default 10,000.
     static let defaultBacklogLimit = 10_000
 
+    /// How long a batch gathers events before its drain starts.
+    static let gatheringDelay = DispatchTimeInterval.milliseconds(1)
+
     init(_ monitor: any EventMonitor, backlogLimit: Int = defaultBacklogLimit, dropped: Locked<Int>) {
         self.monitor = monitor
         self.backlogLimit = backlogLimit
@@ -41,7 +47,7 @@ final class EventMonitorChannel: Sendable {
         }
         switch startsDrain {
         case nil: dropped.withLock { $0 += 1 }
-        case true?: queue.async { [self] in drain() }
+        case true?: queue.asyncAfter(deadline: .now() + Self.gatheringDelay) { [self] in drain() }
         case false?: break
         }
     }
