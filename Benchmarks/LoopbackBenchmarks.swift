@@ -10,7 +10,8 @@ import Foundation
 /// have to encode, so its cost does not hide the client's — side by side in one run at 1, 16 and 64 requests in flight:
 /// URLSession on its own, Errand on ``URLSessionTransport``, Errand on ``CurlTransport``, and
 /// ``CurlTransport`` driven directly (no agent), so that both the transport and what the agent
-/// adds on top show.
+/// adds on top show — and libcurl with nothing of Errand around it (``BareCurl``: an easy-handle
+/// loop at 1 in flight, a multi handle at each), the floor Errand on libcurl is read against.
 ///
 /// The server runs in a child process, so `cpu/op` is the client's alone; it still shares the
 /// two cores with the client, and every row pays that equally.
@@ -21,6 +22,11 @@ enum LoopbackBenchmarks {
         case errandURLSession = "errand-urlsession"
         case errandCurl = "errand-curl"
         case curlTransport = "curl-transport"
+        case bareCurlEasy = "bare-curl-easy"
+        case bareCurlMulti = "bare-curl-multi"
+
+        /// libcurl alone, not Errand: a baseline, not a client compared with URLSession.
+        var isBareCurl: Bool { self == .bareCurlEasy || self == .bareCurlMulti }
     }
 
     static let concurrencies = [1, 16, 64]
@@ -29,7 +35,33 @@ enum LoopbackBenchmarks {
         "loopback.\(client.rawValue).c\(inFlight)"
     }
 
-    static let names = concurrencies.flatMap { inFlight in Client.allCases.map { name($0, inFlight: inFlight) } }
+    /// The clients run at `inFlight`: a blocking easy-handle loop has only ever one request in flight.
+    static func clients(inFlight: Int) -> [Client] {
+        Client.allCases.filter { $0 != .bareCurlEasy || inFlight == 1 }
+    }
+
+    static let names = concurrencies.flatMap { inFlight in
+        clients(inFlight: inFlight).map { name($0, inFlight: inFlight) }
+    }
+
+    /// How much of bare libcurl's throughput Errand on libcurl keeps, one line per concurrency
+    /// measured: Errand's req/s ÷ bare libcurl's, and its CPU per request ÷ bare libcurl's.
+    static func bareCurlSummary(_ results: [String: Measurement]) -> [String] {
+        concurrencies.compactMap { inFlight in
+            let pairs = [Client.errandCurl, .curlTransport].flatMap { errand in
+                clients(inFlight: inFlight).filter(\.isBareCurl).compactMap { bare -> String? in
+                    guard let measured = results[name(errand, inFlight: inFlight)],
+                        let baseline = results[name(bare, inFlight: inFlight)], baseline.throughput > 0,
+                        baseline.cpuPerOperation > 0
+                    else { return nil }
+                    return String(
+                        format: "%@ ÷ %@ %.2f× req/s, %.2f× cpu/op", errand.rawValue, bare.rawValue,
+                        measured.throughput / baseline.throughput, measured.cpuPerOperation / baseline.cpuPerOperation)
+                }
+            }
+            return pairs.isEmpty ? nil : "c\(inFlight): " + pairs.joined(separator: "; ")
+        }
+    }
 
     static func run(_ plan: Plan, progress: (String) -> Void) async throws -> [Measurement] {
         guard names.contains(where: plan.includes) else { return [] }
@@ -43,13 +75,12 @@ enum LoopbackBenchmarks {
 
         var results: [Measurement] = []
         for inFlight in concurrencies {
-            for client in Client.allCases where plan.includes(name(client, inFlight: inFlight)) {
+            for client in Self.clients(inFlight: inFlight) where plan.includes(name(client, inFlight: inFlight)) {
                 let benchmark = name(client, inFlight: inFlight)
                 progress(benchmark)
                 let (total, warmup) = plan.counts(default: inFlight == 1 ? 3_000 : 6_000)
                 results.append(
-                    try await Load.callbacks(
-                        benchmark, total: total, warmup: warmup, inFlight: inFlight, start: clients.start(client)))
+                    try await clients.measure(client, benchmark, total: total, warmup: warmup, inFlight: inFlight))
             }
         }
         return results
@@ -77,10 +108,18 @@ enum LoopbackBenchmarks {
             curlAgent = agent(CurlTransport())
         }
 
-        func start(_ client: Client) -> @Sendable (@escaping Outcome) -> Void {
+        func measure(
+            _ client: Client, _ benchmark: String, total: Int, warmup: Int, inFlight: Int
+        ) async throws -> Measurement {
+            let start: @Sendable (@escaping Outcome) -> Void
             switch client {
+            case .bareCurlEasy:
+                return try await BareCurl.easy(benchmark, url: url.absoluteString, total: total, warmup: warmup)
+            case .bareCurlMulti:
+                return try await BareCurl.multi(
+                    benchmark, url: url.absoluteString, total: total, warmup: warmup, inFlight: inFlight)
             case .urlsession:
-                return { [session, url] done in
+                start = { [session, url] done in
                     session.dataTask(with: URLRequest(url: url, timeoutInterval: 10)) { _, response, error in
                         let status = (response as? HTTPURLResponse)?.statusCode
                         done(
@@ -89,17 +128,18 @@ enum LoopbackBenchmarks {
                     }.resume()
                 }
             case .errandURLSession:
-                return { [urlSessionAgent] done in urlSessionAgent.start(SmallJSONGet(), outcome: done) }
+                start = { [urlSessionAgent] done in urlSessionAgent.start(SmallJSONGet(), outcome: done) }
             case .errandCurl:
-                return { [curlAgent] done in curlAgent.start(SmallJSONGet(), outcome: done) }
+                start = { [curlAgent] done in curlAgent.start(SmallJSONGet(), outcome: done) }
             case .curlTransport:
-                return { [curlTransport, url] done in
+                start = { [curlTransport, url] done in
                     _ = curlTransport.send(TransportRequest(url: url, timeoutInterval: 10)) { event in
                         guard case .completed(let error) = event else { return }
                         done(error.map { "CurlTransport GET \(url.path) failed: \($0)" })
                     }
                 }
             }
+            return try await Load.callbacks(benchmark, total: total, warmup: warmup, inFlight: inFlight, start: start)
         }
     }
 }

@@ -1,7 +1,7 @@
 // Measures what Errand costs: its own work per request, URL building and argument encoding,
-// real loopback HTTP beside URLSession alone, HTTP/2 against HTTP/1.1 to a local nginx (when
-// one is named; see h2-server.sh), the memory of large transfers, and streamed responses'
-// latency, parsing rate and memory. Numbers, not pass/fail; see BENCHMARKS.md.
+// real loopback HTTP beside URLSession alone and libcurl alone, HTTP/2 against HTTP/1.1 to a
+// local nginx (when one is named; see h2-server.sh), the memory of large transfers, and
+// streamed responses' latency, parsing rate and memory. Numbers, not pass/fail; see BENCHMARKS.md.
 //
 //     swift run -c release ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
 
@@ -93,12 +93,19 @@ func difference(_ name: String, _ base: String, _ label: String) {
 print()
 difference("encoding.pipeline.10-arguments", "encoding.pipeline.no-arguments", "ten arguments vs none (stub pipeline)")
 difference("monitor.empty-monitor", "monitor.none", "one empty event monitor vs none (stub pipeline)")
+difference("monitor.har-recorder", "monitor.none", "a HARRecorder vs no monitor (stub pipeline)")
+difference("replay.async", "cache.memory-hit.async", "a replayed request vs a memory cache hit")
 for inFlight in LoopbackBenchmarks.concurrencies {
     let baseline = LoopbackBenchmarks.name(.urlsession, inFlight: inFlight)
-    for client in LoopbackBenchmarks.Client.allCases.dropFirst() {
+    for client in LoopbackBenchmarks.clients(inFlight: inFlight).dropFirst() where !client.isBareCurl {
         let name = LoopbackBenchmarks.name(client, inFlight: inFlight)
         difference(name, baseline, "\(client.rawValue) vs URLSession alone, \(inFlight) in flight")
     }
+}
+let bareCurlSummary = LoopbackBenchmarks.bareCurlSummary(byName)
+if !bareCurlSummary.isEmpty {
+    print("  Errand on libcurl ÷ bare libcurl (same server, same run):")
+    bareCurlSummary.forEach { print("    \($0)") }
 }
 if !connections.rows.isEmpty || connections.skipped != nil {
     print()

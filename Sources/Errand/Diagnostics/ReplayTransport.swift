@@ -99,7 +99,7 @@ public final class ReplayTransport: Transport {
         var request = request
         var redirectCount = 0
         while true {
-            guard let url = ReplayURL(request.url.absoluteString),
+            guard let url = ReplayURL(request.url),
                 let entry = index.answer(method: request.method.uppercased(), url: url, body: body(of: request))
             else { return .missed(request) }
             guard case .success(let response) = entry.answer, RedirectPolicy.isRedirect(response.statusCode),

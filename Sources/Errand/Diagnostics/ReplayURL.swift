@@ -12,19 +12,29 @@ struct ReplayURL: Sendable {
     let query: [(name: String, value: String)]
 
     /// The URL in `text`, as recorded (a masked query value is `<redacted>`, not percent-encoded,
-    /// so the query is split by hand) or as sent; `nil` when it is not an absolute URL.
+    /// so the query is split off by hand); `nil` when it is not an absolute URL.
     init?(_ text: String) {
         let withoutFragment = text.prefix { $0 != "#" }
         let base = withoutFragment.prefix { $0 != "?" }
-        guard let components = URLComponents(string: String(base)), let scheme = components.scheme?.lowercased(),
-            let host = components.host?.lowercased()
-        else { return nil }
-        let port = components.port ?? Self.defaultPorts[scheme]
+        guard let url = URL(string: String(base)) else { return nil }
+        self.init(url, query: withoutFragment.dropFirst(base.count + 1))
+    }
+
+    /// A request's URL; `nil` when it is not absolute.
+    init?(_ url: URL) {
+        self.init(url, query: url.query(percentEncoded: true).map { Substring($0) } ?? "")
+    }
+
+    /// Read from the parts `url` already parsed: a request's URL is not parsed again.
+    private init?(_ url: URL, query: Substring) {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: true)?.lowercased() else {
+            return nil
+        }
+        let port = url.port ?? Self.defaultPorts[scheme]
         authority = port.map { "\(host):\($0)" } ?? host
-        let path = components.path.removingPercentEncoding ?? components.path
+        let path = url.path(percentEncoded: false)
         location = "\(scheme)://\(authority)\(path.isEmpty ? "/" : path)"
-        let queryText = withoutFragment.dropFirst(base.count + 1)
-        query = queryText.isEmpty ? [] : Redaction().formPairs(String(queryText), names: [])
+        self.query = query.isEmpty ? [] : Redaction().formPairs(String(query), names: [])
     }
 
     /// Whether `actual`, a request's URL, is this recorded one.

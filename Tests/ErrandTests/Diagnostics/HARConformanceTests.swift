@@ -72,6 +72,23 @@ struct HARConformanceTests {
         #expect(!String(decoding: recorder.harData(), as: UTF8.self).contains("s3cret-password"))
     }
 
+    @Test func aFileReplayTransportRecordedPassesBothChecks() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.server.stop() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-replay-\(UUID()).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let recording = try ReplayTransport(har: file, onMissing: .record(via: CurlTransport(), into: file))
+        let agent = fixture.makeAgent(transport: recording)
+        var missing = HTTPBinRequest("/status/404")
+        missing.acceptedStatusCodes = [404]
+        _ = try await agent.response(HTTPBinRequest("/get?name=ann"))
+        _ = try await agent.response(missing)
+        _ = try await agent.response(HTTPBinRequest("/post", method: .post, arguments: ["user": "ann"]))
+        let (output, passed) = try await check(file)
+        #expect(passed, "\(output)")
+        #expect(output.contains("3 entries"), "\(output)")
+    }
+
     @Test func theCheckerRefusesAFileThatIsNotHAR() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-not-har-\(UUID()).har")
         try Data(#"{"log": {"version": "1.2", "entries": [{"time": -5}]}}"#.utf8).write(to: file)
