@@ -8,7 +8,8 @@ import Foundation
 
 /// Real HTTP over 127.0.0.1 — `GET /small-json`, a fixed small JSON body the server does not
 /// have to encode, so its cost does not hide the client's — side by side in one run at 1, 16 and 64 requests in flight:
-/// URLSession on its own, Errand on ``URLSessionTransport``, Errand on ``CurlTransport``, and
+/// URLSession on its own, Errand on ``URLSessionTransport``, Errand on ``CurlTransport`` (with
+/// closures, and with `async`/`await`), and
 /// ``CurlTransport`` driven directly (no agent), so that both the transport and what the agent
 /// adds on top show — and libcurl with nothing of Errand around it (``BareCurl``: an easy-handle
 /// loop at 1 in flight, a multi handle at each), the floor Errand on libcurl is read against.
@@ -21,6 +22,8 @@ enum LoopbackBenchmarks {
         case urlsession
         case errandURLSession = "errand-urlsession"
         case errandCurl = "errand-curl"
+        /// Errand on ``CurlTransport`` awaited with `async`/`await` rather than called back.
+        case errandCurlAsync = "errand-curl-async"
         case curlTransport = "curl-transport"
         case bareCurlEasy = "bare-curl-easy"
         case bareCurlMulti = "bare-curl-multi"
@@ -48,7 +51,7 @@ enum LoopbackBenchmarks {
     /// measured: Errand's req/s ÷ bare libcurl's, and its CPU per request ÷ bare libcurl's.
     static func bareCurlSummary(_ results: [String: Measurement]) -> [String] {
         concurrencies.compactMap { inFlight in
-            let pairs = [Client.errandCurl, .curlTransport].flatMap { errand in
+            let pairs = [Client.errandCurl, .errandCurlAsync, .curlTransport].flatMap { errand in
                 clients(inFlight: inFlight).filter(\.isBareCurl).compactMap { bare -> String? in
                     guard let measured = results[name(errand, inFlight: inFlight)],
                         let baseline = results[name(bare, inFlight: inFlight)], baseline.throughput > 0,
@@ -131,6 +134,11 @@ enum LoopbackBenchmarks {
                 start = { [urlSessionAgent] done in urlSessionAgent.start(SmallJSONGet(), outcome: done) }
             case .errandCurl:
                 start = { [curlAgent] done in curlAgent.start(SmallJSONGet(), outcome: done) }
+            case .errandCurlAsync:
+                return try await Load.async(benchmark, total: total, warmup: warmup, inFlight: inFlight) {
+                    [curlAgent] in
+                    _ = try await curlAgent.response(SmallJSONGet())
+                }
             case .curlTransport:
                 start = { [curlTransport, url] done in
                     _ = curlTransport.send(TransportRequest(url: url, timeoutInterval: 10)) { event in

@@ -21,10 +21,23 @@ final class CurlDriver: Sendable {
     /// The multi handle's address: `curl_multi_wakeup` is the one multi call libcurl allows from
     /// any thread, and the handle lives as long as this object.
     private let multiAddress: Int
-    private let commands = Locked([Command]())
+    private let inbox = Locked(Inbox())
     private let nextID = Locked(0)
     /// Requests sent and not completed: the thread outlives the transport until they end.
     private let requestsInFlight = Locked(0)
+
+    /// The commands waiting, and whether the thread sleeps in `curl_multi_poll`: only then does
+    /// a command need the system call that wakes it, which at one request in flight cost more
+    /// than the rest of starting the request.
+    private struct Inbox {
+        var commands: [Command] = []
+        /// Set by the thread just before it polls, with no command waiting.
+        var isAsleep = false
+        /// A command already woke the sleeping thread; the next need not again.
+        var isWaking = false
+        /// ``Command/shutdown`` was submitted: the last request to end must wake the thread.
+        var isShuttingDown = false
+    }
 
     /// The idle connections kept for reuse: this many hosts' full pools.
     private static let pooledHosts = 4
@@ -67,31 +80,57 @@ final class CurlDriver: Sendable {
         requestsInFlight.withLock { $0 += 1 }
     }
 
-    /// A request completed; the last one wakes the thread, which may be waiting to shut down.
+    /// A request completed; once shutdown was asked for, the last one wakes the thread, which
+    /// waits for it to end.
     func requestEnded() {
         let remaining = requestsInFlight.withLock { count in
             count -= 1
             return count
         }
-        if remaining == 0, let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) {
-            _ = errand_curl_multi_wakeup(multi)
-        }
+        if remaining == 0, inbox[\.isShuttingDown] { wake() }
     }
 
     /// Whether any request is between ``requestStarted()`` and ``requestEnded()``.
     var hasRequestsInFlight: Bool { requestsInFlight[\.self] > 0 }
 
-    /// Queues `command` and wakes the curl thread.
+    /// Queues `command`, waking the curl thread if it sleeps.
     func submit(_ command: Command) {
-        commands.withLock { $0.append(command) }
-        if let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) { _ = errand_curl_multi_wakeup(multi) }
+        let wakes = inbox.withLock { inbox -> Bool in
+            inbox.commands.append(command)
+            if case .shutdown = command { inbox.isShuttingDown = true }
+            guard inbox.isAsleep, !inbox.isWaking else { return false }
+            inbox.isWaking = true
+            return true
+        }
+        if wakes { wake() }
     }
 
     /// The commands queued since the last call, oldest first.
     func takeCommands() -> [Command] {
-        commands.withLock { commands in
-            defer { commands.removeAll(keepingCapacity: true) }
-            return commands
+        inbox.withLock { inbox in
+            defer { inbox.commands = [] }
+            return inbox.commands
         }
+    }
+
+    /// On the curl thread, before it polls: `true` when no command waits, and it may sleep —
+    /// a command submitted from now on wakes it; `false` when it should look again at once.
+    func prepareToSleep() -> Bool {
+        inbox.withLock { inbox in
+            inbox.isAsleep = inbox.commands.isEmpty
+            return inbox.isAsleep
+        }
+    }
+
+    /// On the curl thread, after it polled.
+    func awoke() {
+        inbox.withLock { inbox in
+            inbox.isAsleep = false
+            inbox.isWaking = false
+        }
+    }
+
+    private func wake() {
+        if let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) { _ = errand_curl_multi_wakeup(multi) }
     }
 }

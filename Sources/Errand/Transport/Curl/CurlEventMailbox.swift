@@ -52,8 +52,8 @@ final class CurlEventMailbox: Sendable {
     var isClosed: Bool { state[\.isClosed] }
 
     /// Posts a body chunk unless the consumer is too far behind; then `false`, and the transfer
-    /// pauses until `resume` is called.
-    func postBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    /// pauses until `resume` is called. On the curl thread: delivery starts with `batch`.
+    func postBody(_ bytes: UnsafeRawBufferPointer, batch: CurlDrainBatch) -> Bool {
         let accepted = state.withLock { state -> Bool in
             if state.isClosed { return true }
             guard state.unconsumedBytes < pauseThreshold, !state.isHeld else {
@@ -64,28 +64,29 @@ final class CurlEventMailbox: Sendable {
             state.highWaterMark = max(state.highWaterMark, state.unconsumedBytes)
             return true
         }
-        if accepted { post(.event(.body(Data(bytes)))) }
+        if accepted { post(.event(.body(Data(bytes))), batch: batch) }
         return accepted
     }
 
-    /// Posts an event; `.completed` closes the mailbox.
-    func post(_ event: TransportEvent) {
-        post(.event(event))
+    /// Posts an event; `.completed` closes the mailbox. From the curl thread, pass its `batch`:
+    /// delivery then starts when the loop's turn ends; from any other, it starts at once.
+    func post(_ event: TransportEvent, batch: CurlDrainBatch? = nil) {
+        post(.event(event), batch: batch)
     }
 
     /// Runs `work` in order with the events; dropped when the mailbox was already closed.
-    func perform(_ work: @escaping @Sendable () -> Void) {
-        post(.work(work))
+    func perform(batch: CurlDrainBatch? = nil, _ work: @escaping @Sendable () -> Void) {
+        post(.work(work), batch: batch)
     }
 
     /// Posts `.completed(error)` unless already closed; `true` when this call closed it.
     @discardableResult
-    func close(with error: ErrandError?) -> Bool {
-        post(.event(.completed(error)))
+    func close(with error: ErrandError?, batch: CurlDrainBatch? = nil) -> Bool {
+        post(.event(.completed(error)), batch: batch)
     }
 
     @discardableResult
-    private func post(_ item: Item) -> Bool {
+    private func post(_ item: Item, batch: CurlDrainBatch?) -> Bool {
         let (startDrain, closedAt) = state.withLock { state -> (Bool?, Int?) in
             guard !state.isClosed else { return (nil, nil) }
             var closedAt: Int?
@@ -99,14 +100,18 @@ final class CurlEventMailbox: Sendable {
         }
         guard let startDrain else { return false }
         if let closedAt { closed(closedAt) }
-        if startDrain { DispatchQueue.global().async { self.drain() } }
+        if startDrain {
+            if let batch { batch.add(self) } else { DispatchQueue.global().async { self.drain() } }
+        }
         return true
     }
 
-    private func drain() {
+    /// Delivers what was posted, in order, until nothing is left; off the curl thread.
+    func drain() {
         while true {
             let (items, events) = state.withLock { state -> ([Item], (@Sendable (TransportEvent) -> Void)?) in
-                defer { state.items.removeAll(keepingCapacity: true) }
+                // Handed over whole: emptying it in place would copy what was just returned.
+                defer { state.items = [] }
                 if state.items.isEmpty { state.isDraining = false }
                 return (state.items, state.events)
             }

@@ -18,6 +18,8 @@ final class CurlLoop {
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
     private var spareHandles: [UnsafeMutableRawPointer] = []
     private var isShuttingDown = false
+    /// The deliveries this turn of the loop started, which begin when it ends.
+    private let drains = CurlDrainBatch()
 
     /// Spare handles kept; more are freed.
     private static let spareHandleLimit = 64
@@ -52,7 +54,11 @@ final class CurlLoop {
             _ = errand_curl_multi_perform(multi, &running)
             collectFinished()
             expireTimeouts()
-            _ = errand_curl_multi_poll(multi, Int32(pollMilliseconds()))
+            drains.start()
+            // Asleep only with no command waiting: one submitted from now on wakes the poll.
+            let timeout = driver.prepareToSleep() ? pollMilliseconds() : 0
+            _ = errand_curl_multi_poll(multi, Int32(timeout))
+            driver.awoke()
         }
         spareHandles.forEach(errand_curl_easy_cleanup)
         spareHandles.removeAll()
@@ -78,17 +84,18 @@ final class CurlLoop {
         guard !hop.mailbox.isClosed else { return }
         guard let easy = spareHandles.popLast() ?? errand_curl_easy_init() else {
             hop.mailbox.close(
-                with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url])))
+                with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url])),
+                batch: drains)
             return
         }
         let transfer: CurlTransfer
         do {
             transfer = try CurlTransfer(
                 hop: hop, easy: easy, cookies: cookies, connection: connection,
-                certificateBundle: certificateBundle.map(UnsafeRawBufferPointer.init))
+                certificateBundle: certificateBundle.map(UnsafeRawBufferPointer.init), drains: drains)
         } catch {
             recycle(easy)
-            hop.mailbox.close(with: error)
+            hop.mailbox.close(with: error, batch: drains)
             return
         }
         let added = calls.addHandle(multi, easy)
@@ -99,7 +106,8 @@ final class CurlLoop {
                 with: .transport(
                     URLError(
                         .unknown,
-                        userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason])))
+                        userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason])),
+                batch: drains)
             return
         }
         transfers[easy] = transfer
@@ -124,7 +132,8 @@ final class CurlLoop {
         let result = calls.pause(transfer.easy, transfer.pauseMask)
         guard result != ERRAND_CURLE_OK else { return }
         remove(transfer)
-        transfer.hop.mailbox.close(with: CurlErrorMapping.error(for: result, url: transfer.hop.request.url))
+        transfer.hop.mailbox.close(
+            with: CurlErrorMapping.error(for: result, url: transfer.hop.request.url), batch: drains)
     }
 
     private func collectFinished() {
@@ -154,13 +163,13 @@ final class CurlLoop {
         let metrics = transfer.metrics()
         let failure = transfer.failure(for: result)
         remove(transfer)
-        hop.mailbox.post(.metrics(metrics))
-        hop.mailbox.close(with: failure)
+        hop.mailbox.post(.metrics(metrics), batch: drains)
+        hop.mailbox.close(with: failure, batch: drains)
     }
 
     /// Works out the next hop off the curl thread: cookie storage may write to disk.
     private func follow(_ redirect: CurlTransfer.Redirect, from hop: CurlHop) {
-        hop.mailbox.perform { [driver, cookies, redirectPolicy] in
+        hop.mailbox.perform(batch: drains) { [driver, cookies, redirectPolicy] in
             cookies.store(redirect.setCookies, from: hop.request.url)
             let next = redirectPolicy.next(
                 after: hop.request, statusCode: redirect.statusCode, location: redirect.location,
@@ -192,7 +201,7 @@ final class CurlLoop {
         for transfer in transfers.values {
             guard let expiry = transfer.expiry, expiry <= now else { continue }
             remove(transfer)
-            transfer.hop.mailbox.close(with: .timedOut)
+            transfer.hop.mailbox.close(with: .timedOut, batch: drains)
         }
     }
 

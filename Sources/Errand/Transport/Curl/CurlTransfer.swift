@@ -14,6 +14,8 @@ final class CurlTransfer {
 
     let hop: CurlHop
     let easy: UnsafeMutableRawPointer
+    /// Where the hop's deliveries wait for the end of the loop's turn.
+    private let drains: CurlDrainBatch
     private let cookies: CurlCookies
     private let connection: CurlConnectionSettings
     /// The trusted roots' PEM bytes, owned by the curl loop, which outlives every transfer.
@@ -46,10 +48,11 @@ final class CurlTransfer {
     ///   ``ErrandError/transport(_:)`` when libcurl refuses a connection option.
     init(
         hop: CurlHop, easy: UnsafeMutableRawPointer, cookies: CurlCookies, connection: CurlConnectionSettings,
-        certificateBundle: UnsafeRawBufferPointer?
+        certificateBundle: UnsafeRawBufferPointer?, drains: CurlDrainBatch
     ) throws(ErrandError) {
         self.hop = hop
         self.easy = easy
+        self.drains = drains
         self.cookies = cookies
         self.connection = connection
         self.certificateBundle = certificateBundle
@@ -215,9 +218,9 @@ final class CurlTransfer {
         }
         isHeadDelivered = true
         if !setCookies.isEmpty {
-            hop.mailbox.perform { [cookies, url = hop.request.url] in cookies.store(setCookies, from: url) }
+            hop.mailbox.perform(batch: drains) { [cookies, url = hop.request.url] in cookies.store(setCookies, from: url) }
         }
-        hop.mailbox.post(.responseHead(statusCode: head.statusCode, headers: head.headers))
+        hop.mailbox.post(.responseHead(statusCode: head.statusCode, headers: head.headers), batch: drains)
         return line.count
     }
 
@@ -225,7 +228,7 @@ final class CurlTransfer {
         hasResponseBytes = true
         lastActivity = .now()
         guard redirect == nil else { return bytes.count }
-        guard hop.mailbox.postBody(bytes) else {
+        guard hop.mailbox.postBody(bytes, batch: drains) else {
             isPausedForConsumer = true
             return Int(ERRAND_CURL_WRITEFUNC_PAUSE)
         }
@@ -248,10 +251,10 @@ final class CurlTransfer {
             return Int(ERRAND_CURL_READFUNC_PAUSE)
         }
         if count > 0 {
-            hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.size))
+            hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.size), batch: drains)
         } else if upload.size == nil {
             // A body of unknown length has one now.
-            hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.offset))
+            hop.mailbox.post(.uploadProgress(bytesSent: upload.offset, totalBytes: upload.offset), batch: drains)
         }
         return count
     }
