@@ -60,16 +60,14 @@ struct CurlResponseHead {
     }
 
     /// The fields as one dictionary: a repeated field's values joined with ", ", as URLSession
-    /// does, under the spelling of its first occurrence.
+    /// does, under the spelling of its first occurrence. A head has a dozen fields or so:
+    /// comparing each with those before it costs less than hashing a lowercased copy of each name.
     var headers: [String: String] {
-        var headers: [String: String] = [:]
-        var spelling: [String: String] = [:]
-        for (name, value) in fields {
-            let key = String(decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
-            if let existing = spelling[key] {
-                headers[existing, default: ""] += ", " + value
+        var headers: [String: String] = Dictionary(minimumCapacity: fields.count)
+        for (index, (name, value)) in fields.enumerated() {
+            if let first = fields[..<index].first(where: { $0.name.equalsIgnoringASCIICase(name) }) {
+                headers[first.name, default: ""] += ", " + value
             } else {
-                spelling[key] = name
                 headers[name] = value
             }
         }

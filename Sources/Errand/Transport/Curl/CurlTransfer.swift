@@ -218,7 +218,9 @@ final class CurlTransfer {
         }
         isHeadDelivered = true
         if !setCookies.isEmpty {
-            hop.mailbox.perform(batch: drains) { [cookies, url = hop.request.url] in cookies.store(setCookies, from: url) }
+            hop.mailbox.perform(batch: drains) { [cookies, url = hop.request.url] in
+                cookies.store(setCookies, from: url)
+            }
         }
         hop.mailbox.post(.responseHead(statusCode: head.statusCode, headers: head.headers), batch: drains)
         return line.count
