@@ -122,15 +122,11 @@ final class CurlTransfer {
         }
         var version = 0
         _ = errand_curl_easy_getinfo_long(easy, ERRAND_CURLINFO_HTTP_VERSION, &version)
-        let names = [
-            ERRAND_CURL_HTTP_VERSION_1_0: "HTTP/1.0", ERRAND_CURL_HTTP_VERSION_1_1: "HTTP/1.1",
-            ERRAND_CURL_HTTP_VERSION_2: "HTTP/2", ERRAND_CURL_HTTP_VERSION_3: "HTTP/3",
-        ]
         return TransportMetrics(
             domainLookup: seconds(ERRAND_CURLINFO_NAMELOOKUP_TIME_T), connect: seconds(ERRAND_CURLINFO_CONNECT_TIME_T),
             secureConnection: seconds(ERRAND_CURLINFO_APPCONNECT_TIME_T),
             firstByte: seconds(ERRAND_CURLINFO_STARTTRANSFER_TIME_T), total: seconds(ERRAND_CURLINFO_TOTAL_TIME_T),
-            httpVersion: names[Int32(truncatingIfNeeded: version)], redirectCount: hop.redirectCount,
+            httpVersion: Self.versionNames[Int32(truncatingIfNeeded: version)], redirectCount: hop.redirectCount,
             isReusedConnection: long(ERRAND_CURLINFO_NUM_CONNECTS) == 0, remoteAddress: remoteAddress())
     }
 
@@ -145,6 +141,12 @@ final class CurlTransfer {
         else { return false }
         return Self.idempotentMethods.contains(hop.request.method.uppercased())
     }
+
+    /// `CURLINFO_HTTP_VERSION`'s values as ``TransportMetrics/httpVersion`` names them.
+    private static let versionNames = [
+        ERRAND_CURL_HTTP_VERSION_1_0: "HTTP/1.0", ERRAND_CURL_HTTP_VERSION_1_1: "HTTP/1.1",
+        ERRAND_CURL_HTTP_VERSION_2: "HTTP/2", ERRAND_CURL_HTTP_VERSION_3: "HTTP/3",
+    ]
 
     private static let idempotentMethods: Set<String> = ["GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"]
 
