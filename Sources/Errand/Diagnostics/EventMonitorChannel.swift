@@ -38,6 +38,10 @@ final class EventMonitorChannel: Sendable {
     /// How long delivered events wait for a post to release them before the queue does.
     static let idleReleaseDelay = DispatchTimeInterval.milliseconds(100)
 
+    /// Delivered events a post releases at most: posts come several per request, so a busy
+    /// client still releases everything, and none pays for a long batch at once.
+    static let releasedPerPostLimit = 64
+
     init(_ monitor: any EventMonitor, backlogLimit: Int = defaultBacklogLimit, dropped: Locked<Int>) {
         self.monitor = monitor
         self.backlogLimit = backlogLimit
@@ -54,7 +58,13 @@ final class EventMonitorChannel: Sendable {
     func post(_ event: @escaping Event) {
         var released: [Event] = []
         let startsDrain = backlog.withLock { backlog -> Bool? in
-            swap(&released, &backlog.delivered)
+            // A few at a time: the poster may be a caller's main thread.
+            if backlog.delivered.count <= Self.releasedPerPostLimit {
+                swap(&released, &backlog.delivered)
+            } else {
+                released = Array(backlog.delivered.suffix(Self.releasedPerPostLimit))
+                backlog.delivered.removeLast(Self.releasedPerPostLimit)
+            }
             guard backlog.events.count < backlogLimit else { return nil }
             backlog.events.append(event)
             defer { backlog.isDraining = true }
