@@ -273,7 +273,8 @@ public final class RequestTask: Sendable {
                     state.body = Data()
                     return (.tooLarge, nil)
                 }
-                state.body.append(chunk)
+                // A body in one chunk, as most are, is kept as it came rather than copied.
+                if state.body.isEmpty { state.body = chunk } else { state.body.append(chunk) }
             case .metrics(let metrics): state.metrics = metrics
             case .uploadProgress, .completed: return (.kept, nil)
             }

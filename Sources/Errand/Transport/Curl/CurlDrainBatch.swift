@@ -19,7 +19,10 @@ final class CurlDrainBatch {
         let started = mailboxes
         mailboxes.removeAll(keepingCapacity: true)
         for mailbox in started {
-            DispatchQueue.global().async { mailbox.drain() }
+            Self.deliveries.async { mailbox.drain() }
         }
     }
+
+    /// Where deliveries run. Made once: on Linux each `DispatchQueue.global()` is a new object.
+    static let deliveries = DispatchQueue.global()
 }

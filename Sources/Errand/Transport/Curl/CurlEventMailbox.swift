@@ -94,6 +94,8 @@ final class CurlEventMailbox: Sendable {
                 state.isClosed = true
                 closedAt = state.highWaterMark
             }
+            // A small response's head, body, metrics and completion, without growing the array thrice.
+            if state.items.isEmpty { state.items.reserveCapacity(4) }
             state.items.append(item)
             defer { state.isDraining = true }
             return (!state.isDraining, closedAt)
@@ -101,7 +103,7 @@ final class CurlEventMailbox: Sendable {
         guard let startDrain else { return false }
         if let closedAt { closed(closedAt) }
         if startDrain {
-            if let batch { batch.add(self) } else { DispatchQueue.global().async { self.drain() } }
+            if let batch { batch.add(self) } else { CurlDrainBatch.deliveries.async { self.drain() } }
         }
         return true
     }

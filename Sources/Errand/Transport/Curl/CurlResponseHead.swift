@@ -33,6 +33,8 @@ struct CurlResponseHead {
             // An obsolete folded line continues the previous field.
             fields[last].value += " " + Self.trimmed(text[...])
         } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+            // Room for a usual head at once, rather than growing the array field by field.
+            if fields.isEmpty { fields.reserveCapacity(16) }
             fields.append((Self.trimmed(text[..<colon]), Self.trimmed(text[(colon + 1)...])))
         }
         return .incomplete
