@@ -68,7 +68,7 @@ public final class ReplayTransport: Transport {
     {
         switch lookUp(request) {
         case .answered(let outcome):
-            TransportEvent.events(answering: outcome).forEach(events)
+            TransportEvent.answer(outcome, to: events)
             return AnsweredTask()
         case .missed(let request):
             switch miss {

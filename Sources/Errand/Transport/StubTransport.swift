@@ -57,7 +57,7 @@ public struct StubTransport: Transport {
 
         func deliver(_ outcome: Result<Response, ErrandError>) {
             guard let events = take() else { return }
-            TransportEvent.events(answering: outcome).forEach(events)
+            TransportEvent.answer(outcome, to: events)
         }
 
         private func take() -> (@Sendable (TransportEvent) -> Void)? {

@@ -16,15 +16,16 @@ public enum TransportEvent: Sendable {
 }
 
 extension TransportEvent {
-    /// The events a transport that has the whole `outcome` at hand reports, in order: the head,
-    /// the body in one chunk when there is one, then the completion.
-    static func events(answering outcome: Result<Response, ErrandError>) -> [TransportEvent] {
+    /// Reports `outcome` as a transport that has it whole at hand does, in order: the head, the
+    /// body in one chunk when there is one, then the completion.
+    static func answer(_ outcome: Result<Response, ErrandError>, to events: (TransportEvent) -> Void) {
         switch outcome {
         case .success(let response):
-            let head = TransportEvent.responseHead(statusCode: response.statusCode, headers: response.headers)
-            return response.data.isEmpty ? [head, .completed(nil)] : [head, .body(response.data), .completed(nil)]
+            events(.responseHead(statusCode: response.statusCode, headers: response.headers))
+            if !response.data.isEmpty { events(.body(response.data)) }
+            events(.completed(nil))
         case .failure(let error):
-            return [.completed(error)]
+            events(.completed(error))
         }
     }
 }

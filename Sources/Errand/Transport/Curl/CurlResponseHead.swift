@@ -64,30 +64,19 @@ struct CurlResponseHead {
     /// The fields as one dictionary: a repeated field's values joined with ", ", as URLSession
     /// does, under the spelling of its first occurrence.
     var headers: [String: String] {
-        var headers: [String: String] = Dictionary(minimumCapacity: fields.count)
-        // A usual head has a dozen fields: comparing each name with those before it costs less
-        // than hashing a lowercased copy of each. A head of thousands is looked up by hash.
-        var spellings: [String: String]? = fields.count > Self.fieldsComparedDirectly ? [:] : nil
-        for (index, (name, value)) in fields.enumerated() {
-            let first: String?
-            if spellings != nil {
-                let key = String(decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
-                first = spellings?[key]
-                if first == nil { spellings?[key] = name }
+        var headers: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for (name, value) in fields {
+            let key = String(decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
+            if let existing = spelling[key] {
+                headers[existing, default: ""] += ", " + value
             } else {
-                first = fields[..<index].first { $0.name.equalsIgnoringASCIICase(name) }?.name
-            }
-            if let first {
-                headers[first, default: ""] += ", " + value
-            } else {
+                spelling[key] = name
                 headers[name] = value
             }
         }
         return headers
     }
-
-    /// Fields up to which a repeated name is found by comparing it with the fields before it.
-    private static let fieldsComparedDirectly = 32
 
     /// Every value of the field `name`, matched case-insensitively, unjoined (`Set-Cookie` values contain commas).
     func values(of name: String) -> [String] {
