@@ -116,16 +116,14 @@ public final class NetworkAgent: Sendable {
     ///
     /// Cancelling the calling Swift task cancels the request, which then throws ``ErrandError/cancelled``.
     public func response(_ request: any BaseRequest, ignoreCache: Bool = false) async throws(ErrandError) -> Response {
+        let caller = AwaitingCaller()
         let box = Locked<RequestTask?>(nil)
         let result = await withTaskCancellationHandler {
-            // Checked, not unsafe: the unsafe one's resume is invisible to the thread sanitizer,
-            // which then reports the awaiting task's next access as a race.
-            await withCheckedContinuation { continuation in
-                let task = pipeline.makeTask(request, completion: .continuation { continuation.resume(returning: $0) })
-                box.withLock { $0 = task }
-                pipeline.start(task, readsCache: !ignoreCache)
-                if Task.isCancelled { task.cancel() }
-            }
+            let task = pipeline.makeTask(request, completion: .awaiting(caller))
+            box.withLock { $0 = task }
+            pipeline.start(task, readsCache: !ignoreCache)
+            if Task.isCancelled { task.cancel() }
+            return await caller.outcome()
         } onCancel: {
             box.withLock { $0 }?.cancel()
         }

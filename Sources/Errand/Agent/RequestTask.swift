@@ -14,6 +14,8 @@ public final class RequestTask: Sendable {
     let progress: TaskProgress
     /// The event monitors the task reports to, as the configuration had them when it was made.
     let monitors: EventMonitors
+    /// The `async` caller that runs this task's response work itself; `nil` for other callers.
+    let awaitingCaller: AwaitingCaller?
 
     init(
         request: any BaseRequest, completion: Completion, callbackQueue: DispatchQueue,
@@ -21,6 +23,7 @@ public final class RequestTask: Sendable {
     ) {
         self.request = request
         self.monitors = monitors
+        awaitingCaller = if case .awaiting(let caller) = completion { caller } else { nil }
         self.state = Locked(State(completion: completion, accessories: request.requestAccessories))
         self.cancellationHandler = onCancel
         self.progress = TaskProgress(request: request, queue: callbackQueue)
@@ -365,7 +368,8 @@ public final class RequestTask: Sendable {
     }
 
     /// Runs the accessories and the one callback, on `callbackQueue` — or the main queue for a
-    /// delegate or main-actor closures, or inline for `async` callers — and drops the callbacks.
+    /// delegate or main-actor closures, on an awaiting caller's task, or inline for other `async`
+    /// callers — and drops the callbacks.
     /// `watch`, when the debug log is on, times callbacks that wait for the main queue.
     func deliver(on callbackQueue: DispatchQueue, watch: MainQueueWatch? = nil) {
         let (completion, outcome, predecessor, waiters) = state.withLock { state in
@@ -383,6 +387,7 @@ public final class RequestTask: Sendable {
             completion.call(self, with: outcome)
             accessories.forEach { $0.requestDidStop(self) }
         }
+        if let awaitingCaller { return awaitingCaller.post(.run(run)) }
         guard let queue = completion.queue(callbackQueue: callbackQueue) else { return run() }
         let ticket = completion.runsOnMain(callbackQueue: callbackQueue) ? watch?.enqueued() : nil
         let timed: @Sendable () -> Void = {

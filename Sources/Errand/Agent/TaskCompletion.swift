@@ -7,18 +7,20 @@ enum TaskCompletion: Sendable {
     case delegate(WeakDelegate)
     case mainActor(success: (@MainActor (RequestTask) -> Void)?, failure: (@MainActor (RequestTask) -> Void)?)
     case continuation(@Sendable (Result<Response, ErrandError>) -> Void)
+    /// An `async` caller that runs the task's response work itself (``AwaitingCaller``).
+    case awaiting(AwaitingCaller)
 
     /// A delegate held weakly, so that a finished screen is not kept alive by its requests.
     struct WeakDelegate: Sendable {
         weak var delegate: (any RequestDelegate)?
     }
 
-    /// Where the callback runs; `nil` for an `async` caller, resumed inline.
+    /// Where the callback runs; `nil` for an `async` caller, resumed inline or running it itself.
     func queue(callbackQueue: DispatchQueue) -> DispatchQueue? {
         switch self {
         case .closures: callbackQueue
         case .delegate, .mainActor: .main
-        case .continuation: nil
+        case .continuation, .awaiting: nil
         }
     }
 
@@ -28,7 +30,7 @@ enum TaskCompletion: Sendable {
         // By label: on Linux each `DispatchQueue.main` is a new object for the same queue.
         case .closures: callbackQueue.label == DispatchQueue.main.label
         case .delegate, .mainActor: true
-        case .continuation: false
+        case .continuation, .awaiting: false
         }
     }
 
@@ -48,6 +50,8 @@ enum TaskCompletion: Sendable {
             }
         case .continuation(let resume):
             resume(outcome)
+        case .awaiting(let caller):
+            caller.post(.finish(outcome))
         }
     }
 }

@@ -10,13 +10,13 @@ import Foundation
 ///
 /// The stages take and return values; the task owns its state. Response work — validation,
 /// interceptors, cache stores — runs on the thread that delivers the transport's completion,
-/// which a transport never needs back, and a retry waits without holding a slot.
+/// which a transport never needs back, or on an `async` caller's own task (``AwaitingCaller``);
+/// a retry waits without holding a slot.
 final class RequestPipeline: Sendable {
     let config: NetworkConfig
     let scheduler: RequestScheduler
     let cache: ResponseCache
-    private let transport: any Transport
-    /// Sends the requests whose plan coalesces, sharing identical calls in flight.
+    /// Sends the requests, sharing identical calls in flight when their plan coalesces.
     let coalescer: TransportCoalescer
     private let retryTimer: RetryTimer
     /// Read once, as the transport reads the session configuration once.
@@ -25,7 +25,6 @@ final class RequestPipeline: Sendable {
 
     init(config: NetworkConfig, transport: any Transport, retryTimer: RetryTimer, mainQueueWatch: MainQueueWatch) {
         self.config = config
-        self.transport = transport
         coalescer = TransportCoalescer(transport: transport)
         self.retryTimer = retryTimer
         self.mainQueueWatch = mainQueueWatch
@@ -199,6 +198,12 @@ final class RequestPipeline: Sendable {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
         task.monitors.request(task, willSend: outgoing)
+        // An `async` caller judges its own response on its task. Unless a cache entry is to be
+        // stored, that leaves this closure only recording what arrives, and then, when neither
+        // monitors nor a body file need it, the transport may run it on its own thread.
+        let caller = plan.cache == nil && download == nil && stream == nil ? task.awaitingCaller : nil
+        let deliversDirectly =
+            caller != nil && task.monitors.isEmpty && outgoing.bodyFileURL == nil && outgoing.bodyStream == nil
         let events: @Sendable (TransportEvent) -> Void = { [self] event in
             // Before the outcome is delivered: a body file the transport no longer reads goes first.
             if case .completed = event { task.transportCompleted() }
@@ -218,7 +223,8 @@ final class RequestPipeline: Sendable {
                     // An open stream may last for hours: it does not keep a place in the queue.
                     if case .responseHead = event, stream?.isStreaming == true { scheduler.release(task) }
                     guard case .completed(let error) = event else { return }
-                    complete(task, attempt, plan, request, transportError: error)
+                    guard let caller else { return complete(task, attempt, plan, request, transportError: error) }
+                    caller.post(.run { [self] in complete(task, attempt, plan, request, transportError: error) })
                 case .stale:
                     break
                 case .tooLarge:
@@ -238,13 +244,10 @@ final class RequestPipeline: Sendable {
                 failAttempt(task, error)
             }
         }
-        let transportTask: any TransportTask
-        if plan.coalesces {
-            // A caller that joins another's call uses no connection: its slot goes to the next.
-            transportTask = coalescer.send(outgoing, joining: { scheduler.release(task) }, events: events)
-        } else {
-            transportTask = transport.send(outgoing, events: events)
-        }
+        // A caller that joins another's call uses no connection: its slot goes to the next.
+        let transportTask = coalescer.send(
+            outgoing, coalescing: plan.coalesces, deliversDirectly: deliversDirectly,
+            joining: { scheduler.release(task) }, events: events)
         stream?.attach(transportTask)
         if !task.attach(transportTask, to: attempt) { transportTask.cancel() }
     }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Shares one transport call among identical requests in flight (see
-/// ``BaseRequest/coalescesDuplicates``), fanning the transport's events out to every caller.
+/// Sends the pipeline's requests, sharing one transport call among identical requests in flight
+/// (see ``BaseRequest/coalescesDuplicates``) and fanning the transport's events out to every caller.
 ///
 /// Requests are identical when everything sent is: method, URL (query included), header fields
 /// (credentials included) and timeouts, with no body. A caller joins only a call that has not yet
@@ -9,7 +9,8 @@ import Foundation
 /// later starts a call of its own. Each caller gets exactly one `.completed`: a caller that cancels
 /// gets `.completed(.cancelled)` at once, and the call itself stops only when its last caller
 /// cancels. An event already being fanned out may still reach a caller that cancelled meanwhile;
-/// the pipeline ignores events for an attempt that is over.
+/// the pipeline ignores events for an attempt that is over. Callers whose events the transport
+/// may deliver on its own thread (``DirectDeliveryTransport``) share calls only among themselves.
 final class TransportCoalescer: Sendable {
     /// What makes two transport requests identical.
     private struct Key: Hashable {
@@ -18,15 +19,17 @@ final class TransportCoalescer: Sendable {
         let headers: [String: String]
         let timeoutInterval: Double
         let timeoutIntervalForResource: Double?
+        let deliversDirectly: Bool
 
         /// `nil` for a request with a body: it is never shared.
-        init?(_ request: TransportRequest) {
+        init?(_ request: TransportRequest, deliversDirectly: Bool) {
             guard request.body == nil, request.bodyFileURL == nil, request.bodyStream == nil else { return nil }
             method = request.method
             url = request.url
             headers = request.headers
             timeoutInterval = request.timeoutInterval
             timeoutIntervalForResource = request.timeoutIntervalForResource
+            self.deliversDirectly = deliversDirectly
         }
 
         /// The method and URL only: hashing every header field costs more than the lookup it
@@ -68,22 +71,30 @@ final class TransportCoalescer: Sendable {
     }
 
     private let transport: any Transport
+    /// The transport, when it can deliver events on its own thread.
+    private let directTransport: (any DirectDeliveryTransport)?
     /// The calls that have not yet reported anything, which a new caller may join.
     private let joinable = Locked<[Key: Flight]>([:])
 
     init(transport: any Transport) {
         self.transport = transport
+        directTransport = transport as? any DirectDeliveryTransport
     }
 
-    /// Sends `request`, or joins an identical call that has not yet reported anything.
-    /// - Parameter joining: Runs when the caller joins another's call, before any of that call's
-    ///   events can reach it: a caller gives up its slot there, so that an answer it retries at
-    ///   once cannot take a new slot that the caller would then give up instead.
+    /// Sends `request`, or, when `coalescing`, joins an identical call that has not yet reported anything.
+    /// - Parameters:
+    ///   - deliversDirectly: Whether `events` may run on the transport's own thread, if it has one.
+    ///   - joining: Runs when the caller joins another's call, before any of that call's events
+    ///     can reach it: a caller gives up its slot there, so that an answer it retries at once
+    ///     cannot take a new slot that the caller would then give up instead.
     /// - Returns: The caller's handle.
     func send(
-        _ request: TransportRequest, joining: () -> Void, events: @escaping @Sendable (TransportEvent) -> Void
+        _ request: TransportRequest, coalescing: Bool, deliversDirectly: Bool, joining: () -> Void,
+        events: @escaping @Sendable (TransportEvent) -> Void
     ) -> any TransportTask {
-        guard let key = Key(request) else { return transport.send(request, events: events) }
+        guard coalescing, let key = Key(request, deliversDirectly: deliversDirectly) else {
+            return send(request, deliversDirectly: deliversDirectly, events: events)
+        }
         let (flight, id) = joinable.withLock { joinable -> (Flight, Int?) in
             if let flight = joinable[key] {
                 joining()
@@ -97,13 +108,22 @@ final class TransportCoalescer: Sendable {
             return (flight, nil)
         }
         if let id { return Call(coalescer: self, flight: flight, id: id) }
-        let transportTask = transport.send(request) { [self] event in fanOut(event, of: flight) }
+        let transportTask = send(request, deliversDirectly: deliversDirectly) { [self] event in
+            fanOut(event, of: flight)
+        }
         let abandoned = joinable.withLock { _ -> Bool in
             flight.transportTask = transportTask
             return flight.callers.isEmpty && !flight.isDone
         }
         if abandoned { transportTask.cancel() }  // Every caller cancelled before the call was under way.
         return Call(coalescer: self, flight: flight, id: 0)
+    }
+
+    private func send(
+        _ request: TransportRequest, deliversDirectly: Bool, events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> any TransportTask {
+        guard deliversDirectly, let directTransport else { return transport.send(request, events: events) }
+        return directTransport.send(request, deliversDirectly: true, events: events)
     }
 
     /// How many callers wait on calls that have not yet reported anything.

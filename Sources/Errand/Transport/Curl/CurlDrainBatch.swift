@@ -12,13 +12,13 @@ final class CurlDrainBatch {
         mailboxes.append(mailbox)
     }
 
-    /// Starts the deliveries the turn collected, off the curl thread: each mailbox delivers to
-    /// code the curl thread must never wait for.
+    /// Starts the deliveries the turn collected, off the curl thread, where each mailbox delivers
+    /// to code the curl thread must never wait for — unless its consumer ``CurlEventMailbox/deliversDirectly``.
     func start() {
         guard !mailboxes.isEmpty else { return }
         let started = mailboxes
         mailboxes.removeAll(keepingCapacity: true)
-        for mailbox in started {
+        for mailbox in started where !(mailbox.deliversDirectly && mailbox.drain(onCurlThread: true)) {
             Self.deliveries.async { mailbox.drain() }
         }
     }

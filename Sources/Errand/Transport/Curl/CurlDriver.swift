@@ -55,12 +55,18 @@ final class CurlDriver: Sendable {
         _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_PIPELINING, Int(ERRAND_CURLPIPE_MULTIPLEX))
         multiAddress = Int(bitPattern: multi)
         let thread = Thread { [self] in
+            Thread.current.threadDictionary[Self.threadMarker] = true
             guard let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) else { return }
             CurlLoop(driver: self, multi: multi, cookies: cookies, connection: connection, calls: calls).run()
         }
         thread.name = "Errand.CurlTransport"
         thread.start()
     }
+
+    /// Whether the calling thread is a curl thread, which must never run a request's own code.
+    /// Not by name: on Linux, Foundation often fails to apply a name given before the thread starts.
+    static var isCurrentThread: Bool { Thread.current.threadDictionary[threadMarker] != nil }
+    private static let threadMarker = "Errand.CurlTransport"
 
     deinit {
         // Only now is no thread left that could wake the handle.

@@ -11,6 +11,10 @@ final class CurlEventMailbox: Sendable {
     private enum Item {
         case event(TransportEvent)
         case work(@Sendable () -> Void)
+
+        var isWork: Bool {
+            if case .work = self { true } else { false }
+        }
     }
 
     private struct State {
@@ -34,15 +38,18 @@ final class CurlEventMailbox: Sendable {
     private let pauseThreshold: Int
     /// Asks the transfer to resume, once the consumer caught up.
     private let resume: @Sendable () -> Void
+    /// Whether the consumer's events may run on the curl thread (``DirectDeliveryTransport``).
+    let deliversDirectly: Bool
 
     /// Told once, when `.completed` is posted, the most body bytes the consumer ever had waiting.
     private let closed: @Sendable (_ highWaterMark: Int) -> Void
 
     init(
-        pauseThreshold: Int, events: @escaping @Sendable (TransportEvent) -> Void,
+        pauseThreshold: Int, deliversDirectly: Bool = false, events: @escaping @Sendable (TransportEvent) -> Void,
         resume: @escaping @Sendable () -> Void, closed: @escaping @Sendable (_ highWaterMark: Int) -> Void
     ) {
         self.pauseThreshold = pauseThreshold
+        self.deliversDirectly = deliversDirectly
         self.resume = resume
         self.closed = closed
         state = Locked(State(events: events))
@@ -108,16 +115,21 @@ final class CurlEventMailbox: Sendable {
         return true
     }
 
-    /// Delivers what was posted, in order, until nothing is left; off the curl thread.
-    func drain() {
+    /// Delivers what was posted, in order, until nothing is left. Off the curl thread; or on it
+    /// (`onCurlThread`) for a consumer that ``deliversDirectly``, where it stops before work
+    /// that must not run there, returning `false`: the rest is then to be drained elsewhere.
+    @discardableResult
+    func drain(onCurlThread: Bool = false) -> Bool {
         while true {
-            let (items, events) = state.withLock { state -> ([Item], (@Sendable (TransportEvent) -> Void)?) in
+            let taken = state.withLock { state -> ([Item], (@Sendable (TransportEvent) -> Void)?)? in
+                if onCurlThread, state.items.contains(where: \.isWork) { return nil }
                 // Handed over whole: emptying it in place would copy what was just returned.
                 defer { state.items = [] }
                 if state.items.isEmpty { state.isDraining = false }
                 return (state.items, state.events)
             }
-            guard !items.isEmpty, let events else { return }
+            guard let (items, events) = taken else { return false }
+            guard !items.isEmpty, let events else { return true }
             for item in items {
                 deliver(item, to: events)
             }

@@ -34,7 +34,7 @@ import Foundation
 /// reach a server on a Unix domain socket. TLS is always verified, and also against public keys
 /// pinned per host when ``serverTrust`` names any. Loading libcurl sets `SIGPIPE` to be ignored
 /// for the process: a write to a closed connection must fail, not end it.
-public final class CurlTransport: Transport {
+public final class CurlTransport: DirectDeliveryTransport {
     /// Whether libcurl could be loaded on this machine. Checked once.
     public static var isAvailable: Bool { CurlLibrary.isLoaded }
 
@@ -105,13 +105,21 @@ public final class CurlTransport: Transport {
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
+        send(request, deliversDirectly: false, events: events)
+    }
+
+    /// Starts `request`; `deliversDirectly` lets the curl thread run `events` for what it received
+    /// in one turn, unless that includes work that must not run there (cookies, a redirect).
+    func send(
+        _ request: TransportRequest, deliversDirectly: Bool, events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> any TransportTask {
         let id = driver?.makeID() ?? 0
         driver?.requestStarted()
         let pump = request.bodyStream.map { body in
             BodyStreamPump(body: body, url: request.url) { [driver] in driver?.submit(.resumeSending(id: id)) }
         }
         let mailbox = CurlEventMailbox(
-            pauseThreshold: bufferLimit, events: events,
+            pauseThreshold: bufferLimit, deliversDirectly: deliversDirectly, events: events,
             resume: { [driver] in driver?.submit(.resume(id: id)) },
             closed: { [driver, peakBuffered, peakUploadBuffered] highWaterMark in
                 peakBuffered.withLock { $0 = max($0, highWaterMark) }
