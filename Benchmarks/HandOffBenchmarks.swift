@@ -1,0 +1,35 @@
+import Dispatch
+import Foundation
+
+/// What leaving the caller's thread for an I/O thread and coming back costs on this machine,
+/// with no Errand code and no network: the floor under every request of a client that, like
+/// Errand, never blocks its caller, and that a bare `curl_easy_perform` loop does not pay. Each
+/// operation wakes a thread asleep in `curl_multi_poll` (``CurlPollThread``), which answers on a
+/// dispatch queue, as a closure's result arrives (`handoff.callbacks`), or by resuming the
+/// awaiting task (`handoff.async`).
+enum HandOffBenchmarks {
+    static let names = ["handoff.callbacks", "handoff.async"]
+
+    static func run(_ plan: Plan, progress: (String) -> Void) async throws -> [Measurement] {
+        guard names.contains(where: plan.includes) else { return [] }
+        let thread = try CurlPollThread()
+        let (total, warmup) = plan.counts(default: 20_000)
+        var results: [Measurement] = []
+        if plan.includes("handoff.callbacks") {
+            progress("handoff.callbacks")
+            let answers = DispatchQueue.global()
+            results.append(
+                try await Load.callbacks("handoff.callbacks", total: total, warmup: warmup, inFlight: 1) { done in
+                    thread.submit { answers.async { done(nil) } }
+                })
+        }
+        if plan.includes("handoff.async") {
+            progress("handoff.async")
+            results.append(
+                try await Load.async("handoff.async", total: total, warmup: warmup, inFlight: 1) {
+                    await withCheckedContinuation { continuation in thread.submit { continuation.resume() } }
+                })
+        }
+        return results
+    }
+}
