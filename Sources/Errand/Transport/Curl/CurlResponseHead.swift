@@ -64,10 +64,21 @@ struct CurlResponseHead {
     /// The fields as one dictionary: a repeated field's values joined with ", ", as URLSession
     /// does, under the spelling of its first occurrence.
     var headers: [String: String] {
-        var headers: [String: String] = [:]
-        var spelling: [String: String] = [:]
+        // Sized at once: grown field by field, it was copied and rehashed three times.
+        var headers = [String: String](minimumCapacity: fields.count)
+        guard fields.count > Self.fieldsComparedInPlace else {
+            for (index, (name, value)) in fields.enumerated() {
+                if let first = fields[..<index].first(where: { $0.name.equalsIgnoringASCIICase(name) }) {
+                    headers[first.name, default: ""] += ", " + value
+                } else {
+                    headers[name] = value
+                }
+            }
+            return headers
+        }
+        var spelling = [String: String](minimumCapacity: fields.count)
         for (name, value) in fields {
-            let key = String(decoding: name.utf8.map(\.asciiLowercased), as: UTF8.self)
+            let key = name.asciiLowercased
             if let existing = spelling[key] {
                 headers[existing, default: ""] += ", " + value
             } else {
@@ -77,6 +88,11 @@ struct CurlResponseHead {
         }
         return headers
     }
+
+    /// The most fields whose names are compared with each earlier one's, case aside, rather than
+    /// through a dictionary of lower-cased names: a usual head's handful costs less that way, and
+    /// a head of thousands stays linear.
+    private static let fieldsComparedInPlace = 32
 
     /// Every value of the field `name`, matched case-insensitively, unjoined (`Set-Cookie` values contain commas).
     func values(of name: String) -> [String] {
