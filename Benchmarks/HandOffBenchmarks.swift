@@ -4,9 +4,9 @@ import Foundation
 /// What leaving the caller's thread for an I/O thread and coming back costs on this machine,
 /// with no Errand code and no network: the floor under every request of a client that, like
 /// Errand, never blocks its caller, and that a bare `curl_easy_perform` loop does not pay. Each
-/// operation wakes a thread asleep in `curl_multi_poll` (``CurlPollThread``), which answers on a
-/// dispatch queue, as a closure's result arrives (`handoff.callbacks`), or by resuming the
-/// awaiting task (`handoff.async`).
+/// operation wakes a thread asleep in `curl_multi_poll` (``CurlPollThread``), which answers the
+/// way Errand's results arrive: on a delivery queue that then calls back on a serial callback
+/// queue, as closures are (`handoff.callbacks`), or by resuming the awaiting task (`handoff.async`).
 enum HandOffBenchmarks {
     static let names = ["handoff.callbacks", "handoff.async"]
 
@@ -17,10 +17,11 @@ enum HandOffBenchmarks {
         var results: [Measurement] = []
         if plan.includes("handoff.callbacks") {
             progress("handoff.callbacks")
-            let answers = DispatchQueue.global()
+            let deliveries = DispatchQueue.global()
+            let callbacks = DispatchQueue(label: "ErrandBenchmarks.handoff.callbacks")
             results.append(
                 try await Load.callbacks("handoff.callbacks", total: total, warmup: warmup, inFlight: 1) { done in
-                    thread.submit { answers.async { done(nil) } }
+                    thread.submit { deliveries.async { callbacks.async { done(nil) } } }
                 })
         }
         if plan.includes("handoff.async") {
