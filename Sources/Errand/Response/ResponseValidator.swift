@@ -14,7 +14,7 @@ enum ResponseValidator {
         }
         guard !bodyIsHandedOff else { return nil }
         let json: Any?
-        switch readBody(of: response, as: rules.serializer, url: url) {
+        switch readBody(of: response, as: rules.serializer, url: url, needsJSON: rules.jsonValidator != nil) {
         case .failure(let error): return error
         case .success(let parsed): json = parsed
         }
@@ -26,8 +26,9 @@ enum ResponseValidator {
         return validator.validate(json)
     }
 
-    /// Checks the body is what the serializer type promises; returns the parsed JSON for `.json`.
-    private static func readBody(of response: Response, as type: ResponseSerializerType, url: URL)
+    /// Checks the body is what the serializer type promises; returns the parsed JSON for `.json`
+    /// when `needsJSON`, and else parses only when ``JSONSyntax`` cannot tell.
+    private static func readBody(of response: Response, as type: ResponseSerializerType, url: URL, needsJSON: Bool)
         -> Result<Any?, ErrandError>
     {
         switch type {
@@ -39,6 +40,7 @@ enum ResponseValidator {
         case .json:
             // An empty body (204, HEAD) is no JSON object, not an error, as in YTKNetwork.
             guard !response.data.isEmpty else { return .success(nil) }
+            if !needsJSON && JSONSyntax.isCertainlyValid(response.data) { return .success(nil) }
             do {
                 return .success(try JSONSerialization.jsonObject(with: response.data, options: [.fragmentsAllowed]))
             } catch {
