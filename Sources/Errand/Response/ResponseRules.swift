@@ -2,13 +2,19 @@
 struct ResponseRules: Sendable {
     /// How the body must read.
     let serializer: ResponseSerializerType
-    /// The request's `statusCodeValidator`.
-    let acceptsStatus: @Sendable (Int) -> Bool
     let jsonValidator: JSONValidator?
+    /// Whose `statusCodeValidator` judges the status: kept rather than wrapped in a closure,
+    /// which would cost an allocation per request.
+    private let request: any BaseRequest
 
     init(request: any BaseRequest) {
         serializer = request.responseSerializerType
-        acceptsStatus = { request.statusCodeValidator($0) }
         jsonValidator = request.jsonValidator
+        self.request = request
+    }
+
+    /// The request's `statusCodeValidator`.
+    func acceptsStatus(_ statusCode: Int) -> Bool {
+        request.statusCodeValidator(statusCode)
     }
 }

@@ -66,8 +66,10 @@ final class CurlTransfer {
         } else if let body = request.body {
             upload = CurlUploadBody(data: body)
         } else {
-            upload =
-                ["POST", "PUT", "PATCH"].contains(request.method.uppercased()) ? CurlUploadBody(data: Data()) : nil
+            switch request.method.uppercased() {
+            case "POST", "PUT", "PATCH": upload = CurlUploadBody(data: Data())
+            default: upload = nil
+            }
         }
         try configure()
     }
@@ -354,7 +356,7 @@ final class CurlTransfer {
         var lines: [String] = []
         for (name, value) in request.headers where !name.equalsIgnoringASCIICase("Content-Length") {
             // A line break would end the field and start another that the caller never set.
-            guard !(name + value).contains(where: \.isNewline) else { continue }
+            guard !name.contains(where: \.isNewline), !value.contains(where: \.isNewline) else { continue }
             // libcurl sends "Name;" as a field with an empty value; "Name:" would remove the field.
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
