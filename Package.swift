@@ -49,7 +49,7 @@ let package = Package(
         // h2-server.sh starts the local HTTP/2 server the connection benchmarks run against.
         .executableTarget(
             name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks",
-            exclude: ["h2-server.sh"]),
+            exclude: ["h2-server.sh", "alternate.sh"]),
     ],
     swiftLanguageModes: [.v6]
 )
