@@ -24,9 +24,16 @@ struct CurlCancellationTests {
     @Test(arguments: Stage.allCases)
     func aCancelFromAnotherThreadEndsTheRequestOnce(_ stage: Stage) async throws {
         let transport = CurlTransport()
-        let task = Locked<(any TransportTask)?>(nil)
+        // The stage's event may arrive before `send` has returned the task: the cancel then
+        // waits for it, rather than finding nothing to cancel.
+        let task = Locked<(handle: (any TransportTask)?, isCancelWanted: Bool)>((nil, false))
         let cancelElsewhere: @Sendable () -> Void = {
-            DispatchQueue.global().async { task[\.self]?.cancel() }
+            DispatchQueue.global().async {
+                task.withLock { task in
+                    task.isCancelWanted = true
+                    return task.handle
+                }?.cancel()
+            }
         }
         let probe = TransportProbe { event in
             switch (stage, event) {
@@ -40,7 +47,13 @@ struct CurlCancellationTests {
         case .headers: request = try .loopback("/delay/5", method: "POST", body: Data("x".utf8))
         case .body: request = try .loopback("/download/100000000?rate=1000000")
         }
-        task[\.self] = probe.send(request, through: transport)
+        let handle = probe.send(request, through: transport)
+        if task.withLock({ task in
+            task.handle = handle
+            return task.isCancelWanted
+        }) {
+            handle.cancel()
+        }
         if stage == .connect { cancelElsewhere() }
         let outcome = await probe.completion()
         #expect(outcome.error == .cancelled)
