@@ -32,7 +32,7 @@ enum DebugLog {
     /// `text` with its line breaks as spaces: an error quoting a multi-line body keeps the log at
     /// one line per request.
     private static func oneLine(_ text: String) -> String {
-        guard text.contains(where: \.isNewline) else { return text }
+        guard text.containsLineBreak else { return text }
         return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 

@@ -172,7 +172,7 @@ public final class NetworkAgent: Sendable {
     }
 
     private func run(
-        _ request: any BaseRequest, _ completion: RequestTask.Completion, readsCache: Bool, tag: Int,
+        _ request: any BaseRequest, _ completion: TaskCompletion, readsCache: Bool, tag: Int,
         userInfo: [String: any Sendable]
     ) -> RequestTask {
         let task = pipeline.makeTask(request, completion: completion)

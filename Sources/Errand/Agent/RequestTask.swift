@@ -18,7 +18,7 @@ public final class RequestTask: Sendable {
     let awaitingCaller: AwaitingCaller?
 
     init(
-        request: any BaseRequest, completion: Completion, callbackQueue: DispatchQueue,
+        request: any BaseRequest, completion: TaskCompletion, callbackQueue: DispatchQueue,
         monitors: EventMonitors = EventMonitors([]), onCancel: @escaping @Sendable (RequestTask) -> Void
     ) {
         self.request = request
@@ -131,13 +131,10 @@ public final class RequestTask: Sendable {
 
     // MARK: Driven by the agent
 
-    /// How the task reports its outcome.
-    typealias Completion = TaskCompletion
-
     enum Phase { case created, started, finished }
 
     private struct State {
-        var completion: Completion?
+        var completion: TaskCompletion?
         var accessories: [any RequestAccessory]
         var tag = 0
         var userInfo: [String: any Sendable] = [:]
@@ -367,10 +364,8 @@ public final class RequestTask: Sendable {
         state.withLock { $0.deliveryPredecessor = group }
     }
 
-    /// Runs the accessories and the one callback, on `callbackQueue` — or the main queue for a
-    /// delegate or main-actor closures, on an awaiting caller's task, or inline for other `async`
-    /// callers — and drops the callbacks.
-    /// `watch`, when the debug log is on, times callbacks that wait for the main queue.
+    /// Runs the accessories and the one callback where the ``TaskCompletion`` says, then drops the
+    /// callbacks. `watch`, when the debug log is on, times callbacks that wait for the main queue.
     func deliver(on callbackQueue: DispatchQueue, watch: MainQueueWatch? = nil) {
         let (completion, outcome, predecessor, waiters) = state.withLock { state in
             defer {

@@ -34,7 +34,7 @@ final class RequestPipeline: Sendable {
     }
 
     /// The task for one execution of `request`; `cancel()` on it finishes it with `.cancelled`.
-    func makeTask(_ request: any BaseRequest, completion: RequestTask.Completion) -> RequestTask {
+    func makeTask(_ request: any BaseRequest, completion: TaskCompletion) -> RequestTask {
         RequestTask(
             request: request, completion: completion, callbackQueue: config.callbackQueue,
             monitors: config.monitorsForNewRequest()

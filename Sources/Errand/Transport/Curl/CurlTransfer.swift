@@ -356,7 +356,7 @@ final class CurlTransfer {
         var lines: [String] = []
         for (name, value) in request.headers where !name.equalsIgnoringASCIICase("Content-Length") {
             // A line break would end the field and start another that the caller never set.
-            guard !Self.hasLineBreak(name), !Self.hasLineBreak(value) else { continue }
+            guard !name.containsLineBreak, !value.containsLineBreak else { continue }
             // libcurl sends "Name;" as a field with an empty value; "Name:" would remove the field.
             lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
         }
@@ -374,22 +374,6 @@ final class CurlTransfer {
             headerList = errand_curl_slist_append(headerList, line) ?? headerList
         }
         if let headerList { _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_HTTPHEADER, headerList) }
-    }
-
-    /// Whether `text` holds a line break as `Character.isNewline` knows them (U+000A–U+000D,
-    /// U+0085, U+2028, U+2029), found in its UTF-8 bytes rather than by walking its characters.
-    private static func hasLineBreak(_ text: String) -> Bool {
-        var bytes = text.utf8.makeIterator()
-        while let byte = bytes.next() {
-            switch byte {
-            case 0x0A...0x0D: return true
-            case 0xC2 where bytes.next() == 0x85: return true
-            case 0xE2 where bytes.next() == 0x80:
-                if let last = bytes.next(), last == 0xA8 || last == 0xA9 { return true }
-            default: continue
-            }
-        }
-        return false
     }
 
     /// Throws unless `result`, of setting the option that lets the transfer do `what`, is
