@@ -193,7 +193,12 @@ final class RequestPipeline: Sendable {
     {
         let download = task.download
         let stream = task.stream
-        let outgoing = download?.prepare(adapted) ?? adapted
+        let outgoing: TransportRequest
+        do {
+            outgoing = try HeaderFieldCheck.checked(download?.prepare(adapted) ?? adapted)
+        } catch {
+            return finish(task, response: nil, error: error)
+        }
         guard let attempt = task.beginAttempt(outgoing) else {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
@@ -345,8 +350,11 @@ final class RequestPipeline: Sendable {
     // MARK: Delivery
 
     func finish(_ task: RequestTask, response: Response?, error: ErrandError?) {
-        guard task.finish(response: response, error: error) else { return }
+        // Its slot and download target go first: once the task reads as finished (its value,
+        // its error, its progress streams ending), starting the same download again must find
+        // the file free. Every call ends the task, so releasing them early frees nothing live.
         scheduler.finish(task)
+        guard task.finish(response: response, error: error) else { return }
         if !task.monitors.isEmpty { task.monitors.request(task, didFinish: task.outcome) }
         guard config.debugLogEnabled else { return task.deliver(on: config.callbackQueue) }
         task.deliver(on: config.callbackQueue, watch: mainQueueWatch)

@@ -103,6 +103,39 @@ struct UploadTests {
         #expect((echo["headers"] as? [String: String])?["Content-Type"] == "text/plain")
     }
 
+    /// A part of a larger buffer keeps the parent's indices: sending it must not read from 0.
+    @Test func aSliceOfDataIsSentAsTheSliceIs() async throws {
+        let fixture = try TransferFixture()
+        defer { fixture.removeDirectory() }
+        let big = Data((0..<100_000).map { UInt8(ascii: "a") + UInt8($0 % 26) })
+        let part = big[50_000..<50_100]
+        let echo = try await fixture.makeAgent().response(
+            UploadRequest(url: "/post", headers: ["Content-Type": "text/plain"], uploadBody: .data(part))
+        ).object
+        #expect(echo["data"] as? String == String(decoding: part, as: UTF8.self))
+    }
+
+    /// An interceptor that sends the rest of a body, as a resumed upload does.
+    struct DroppingFirstBytes: RequestInterceptor {
+        func adapt(_ request: TransportRequest, for task: RequestTask) async throws(ErrandError) -> TransportRequest {
+            var request = request
+            request.body = request.body?.dropFirst(8)
+            return request
+        }
+    }
+
+    @Test func aBodyAnInterceptorShortenedWithDropFirstIsSentWhole() async throws {
+        let fixture = try TransferFixture()
+        defer { fixture.removeDirectory() }
+        let agent = fixture.makeAgent()
+        agent.config.addInterceptor(DroppingFirstBytes())
+        let echo = try await agent.response(
+            UploadRequest(
+                url: "/post", headers: ["Content-Type": "text/plain"], uploadBody: .data(Data("skipped the rest ✓".utf8)))
+        ).object
+        #expect(echo["data"] as? String == "the rest ✓")
+    }
+
     @Test func aMissingFileFailsBeforeAnythingIsSent() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }

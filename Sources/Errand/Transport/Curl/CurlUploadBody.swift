@@ -73,8 +73,9 @@ final class CurlUploadBody {
         let count: Int
         switch source {
         case .data(let data):
-            let start = Int(offset)
-            count = min(buffer.count, data.count - start)
+            // A slice (`big[50_000..<50_100]`, `dropFirst(n)`) keeps its parent's indices.
+            let start = data.startIndex + Int(offset)
+            count = min(buffer.count, data.endIndex - start)
             guard count > 0 else { return 0 }
             data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<start + count)
         case .file(let descriptor):

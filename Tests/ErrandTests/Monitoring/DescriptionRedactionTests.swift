@@ -4,7 +4,7 @@ import Testing
 @testable import Errand
 
 @Suite("Task descriptions and debug log lines redact credentials")
-struct DiagnosticsTests {
+struct DescriptionRedactionTests {
     struct Login: BaseRequest {
         var url: String { "/login" }
         var method: HTTPMethod { .post }
