@@ -26,7 +26,7 @@ extension NetworkAgent {
         let opened = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<ResponseStream, ErrandError>, Never>) in
-                let receiver = StreamReceiver(bufferLimit: StreamReceiver.bufferLimit, headers: headers) {
+                let receiver = StreamReceiver(bufferLimit: pipeline.streamBufferLimit, headers: headers) {
                     continuation.resume(returning: $0)
                 }
                 let task = pipeline.makeTask(request, completion: .continuation { receiver.finished($0) })

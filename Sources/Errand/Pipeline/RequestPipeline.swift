@@ -21,6 +21,9 @@ final class RequestPipeline: Sendable {
     private let retryTimer: RetryTimer
     /// Read once, as the transport reads the session configuration once.
     private let sessionSetsUserAgent: Bool
+    /// Bytes a ``ResponseStream`` holds ahead of its consumer before its transfer pauses: the
+    /// transport's own limit where it has one.
+    let streamBufferLimit: Int
     private let mainQueueWatch: MainQueueWatch
 
     init(config: NetworkConfig, transport: any Transport, retryTimer: RetryTimer, mainQueueWatch: MainQueueWatch) {
@@ -31,6 +34,7 @@ final class RequestPipeline: Sendable {
         scheduler = RequestScheduler(maxConcurrent: 6)
         cache = ResponseCache(config: config)
         sessionSetsUserAgent = UserAgent.isSet(in: config.sessionConfiguration)
+        streamBufferLimit = (transport as? any StreamBufferingTransport)?.bufferLimit ?? StreamReceiver.bufferLimit
     }
 
     /// The task for one execution of `request`; `cancel()` on it finishes it with `.cancelled`.

@@ -22,12 +22,12 @@ extension LineSplitter: ChunkDecoder {
 }
 
 extension ServerSentEventParser: ChunkDecoder {
-    mutating func decode(_ chunk: Data) throws(ErrandError) -> [ServerSentEvent] {
-        try parse(chunk)
+    mutating func decode(_ chunk: Data) throws(ErrandError) -> [Dispatched] {
+        try parseDispatched(chunk)
     }
 
     /// Nothing: an event the body cut off is dropped, as the WHATWG rules say.
-    mutating func decodeEnd() throws(ErrandError) -> [ServerSentEvent] {
+    mutating func decodeEnd() throws(ErrandError) -> [Dispatched] {
         finish()
         return []
     }

@@ -39,4 +39,8 @@ struct DecodingIterator<Decoder: ChunkDecoder> {
         defer { nextIndex += 1 }
         return pending[nextIndex]
     }
+
+    /// Whether every element decoded so far was handed out: what the decoder knows is then no
+    /// further along than what the reader was given.
+    var isCaughtUp: Bool { nextIndex == pending.count }
 }

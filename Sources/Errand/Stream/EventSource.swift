@@ -15,6 +15,12 @@ import Foundation
 /// it, the source waits the server's `retry` time (else the back-off's first delay) and
 /// reconnects; while reconnecting fails, waits grow by the back-off.
 ///
+/// Only a request with a safe method (GET, HEAD, OPTIONS, TRACE; RFC 9110 §9.2.1) is sent again
+/// by itself, as a browser's `EventSource` only ever sends GET: a POST to an LLM's chat endpoint
+/// sent again would ask for the answer twice. For any other method, the end of the stream ends
+/// the sequence normally and a dropped connection ends it by throwing the drop's error, unless
+/// `resendsUnsafeRequests` says the server expects the request again.
+///
 /// The sequence ends normally — returns `nil` — when the task iterating it is cancelled, and
 /// when the server answers 204, its way of saying "no more". It ends by throwing, without
 /// reconnecting, on a status the request's `statusCodeValidator` rejects
@@ -35,25 +41,32 @@ public struct EventSource: AsyncSequence, Sendable {
     /// How long to wait before reconnecting when the server named no `retry` time, and after
     /// failed reconnects.
     public let backoff: ReconnectBackoff
+    /// Whether a request with a method that is not safe, such as POST, is sent again after its
+    /// connection ended or dropped. Default `false`.
+    public let resendsUnsafeRequests: Bool
 
     private let carried: Locked<String>
 
     /// A feed from `request` through `agent` (default ``NetworkAgent/shared``), waiting per
     /// `backoff` (default ``ReconnectBackoff/init(initialDelay:maximumDelay:multiplier:sleep:)``'s)
     /// where the server named no `retry` time. `lastEventID` (default `""`: none) resumes a feed
-    /// read earlier, such as before the app was relaunched.
+    /// read earlier, such as before the app was relaunched. `resendsUnsafeRequests` (default
+    /// `false`) lets a POST or another unsafe request reconnect as a GET does.
     public init(
         _ request: some BaseRequest, agent: NetworkAgent = .shared, backoff: ReconnectBackoff = .init(),
-        lastEventID: String = ""
+        lastEventID: String = "", resendsUnsafeRequests: Bool = false
     ) {
         self.request = request
         self.agent = agent
         self.backoff = backoff
+        self.resendsUnsafeRequests = resendsUnsafeRequests
         carried = Locked(lastEventID)
     }
 
-    /// The last event ID: the newest `id` the server sent, carried from event to event and over
-    /// reconnects; `""` while there is none. It is what the next connection sends as `Last-Event-ID`.
+    /// The last event ID: the newest `id` the server sent up to the last event handed out,
+    /// carried from event to event and over reconnects; `""` while there is none. It is what the
+    /// next connection sends as `Last-Event-ID`, and what to keep to resume the feed later with
+    /// `init(_:agent:backoff:lastEventID:)`: an event not yet handed out is never counted.
     public var lastEventID: String { carried[\.self] }
 
     /// An iterator that runs its own connection.
@@ -77,9 +90,12 @@ public struct EventSource: AsyncSequence, Sendable {
         private var failures = 0
         private var waitsBeforeConnecting = false
         private var isFinished = false
+        /// Whether the request may be sent again: by its method as defined, then as last sent.
+        private var mayReconnect: Bool
 
         init(source: EventSource) {
             self.source = source
+            mayReconnect = source.resendsUnsafeRequests || Self.safeMethods.contains(source.request.method.rawValue)
         }
 
         /// The next event; `nil` once the iterating task is cancelled or the server answered 204.
@@ -97,11 +113,12 @@ public struct EventSource: AsyncSequence, Sendable {
                     if let event { return event }
                     // The server ended the stream: a feed reconnects.
                     disconnect()
+                    guard mayReconnect else { break }
                 } catch {
                     remember(current)
                     disconnect()
                     guard error != .cancelled, !Task.isCancelled else { break }
-                    guard Self.isDrop(error) else {
+                    guard Self.isDrop(error), mayReconnect else {
                         isFinished = true
                         throw error
                     }
@@ -127,7 +144,7 @@ public struct EventSource: AsyncSequence, Sendable {
                     isFinished = true
                     return
                 }
-                guard Self.isDrop(error) else {
+                guard Self.isDrop(error), mayReconnect else {
                     isFinished = true
                     throw error
                 }
@@ -148,6 +165,8 @@ public struct EventSource: AsyncSequence, Sendable {
             }
             failures = 0
             stream = opened
+            let method = opened.task.transportRequest?.method ?? source.request.method.rawValue
+            mayReconnect = source.resendsUnsafeRequests || Self.safeMethods.contains(method.uppercased())
             events = opened.events.makeAsyncIterator(lastEventID: lastEventID)
         }
 
@@ -181,6 +200,9 @@ public struct EventSource: AsyncSequence, Sendable {
             stream = nil
             events = nil
         }
+
+        /// The methods RFC 9110 §9.2.1 defines as safe: sending one again asks for nothing new.
+        private static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
         /// Whether `error` means the connection was lost or could not be made, which a reconnect may cure.
         private static func isDrop(_ error: ErrandError) -> Bool {

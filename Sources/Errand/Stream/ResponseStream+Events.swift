@@ -47,20 +47,31 @@ extension ResponseStream {
             public typealias Failure = ErrandError
 
             private var events: DecodingIterator<ServerSentEventParser>
+            /// The last event handed out, with the stream's state as of it.
+            private var delivered: ServerSentEventParser.Dispatched?
 
             init(events: DecodingIterator<ServerSentEventParser>) {
                 self.events = events
             }
 
-            /// The last event ID as of the last event: carried over from event to event, `""` at first.
-            var lastEventID: String { events.decoder.lastEventID }
+            /// The last event ID as of the last event handed out — never of an event parsed from
+            /// the same chunk but not yet handed out, which a reader that stops now would lose.
+            /// Once every parsed event was handed out, it includes blocks that only set an `id`.
+            /// Carried over from event to event, `""` at first.
+            var lastEventID: String {
+                events.isCaughtUp ? events.decoder.lastEventID : delivered?.lastEventID ?? events.decoder.lastEventID
+            }
 
-            /// The reconnection time the stream asked for with `retry`, in milliseconds.
-            var reconnectionTime: Int? { events.decoder.reconnectionTime }
+            /// The reconnection time the stream asked for with `retry`, in milliseconds, as of
+            /// the last event handed out, as ``lastEventID`` is.
+            var reconnectionTime: Int? {
+                events.isCaughtUp ? events.decoder.reconnectionTime : delivered?.reconnectionTime
+            }
 
             /// The next event, or `nil` at the end of the body.
             public mutating func next() async throws(ErrandError) -> ServerSentEvent? {
-                try await events.next()
+                delivered = try await events.next()
+                return delivered?.event
             }
 
             /// The next event, or `nil` at the end of the body.
@@ -68,7 +79,8 @@ extension ResponseStream {
             public mutating func next(isolation actor: isolated (any Actor)?) async throws(ErrandError)
                 -> ServerSentEvent?
             {
-                try await events.next(isolation: actor)
+                delivered = try await events.next(isolation: actor)
+                return delivered?.event
             }
         }
     }

@@ -15,11 +15,13 @@ import Foundation
 /// itself), ``lines``, ``events`` or ``collect(upTo:)``. Iteration throws ``ErrandError``: the
 /// transport's error when the connection fails mid-body, and ``ErrandError/cancelled`` once the
 /// consuming Swift task is cancelled or ``cancel()`` was called. Leaving a loop early cancels the
-/// transfer too, even while the stream is still referenced.
+/// transfer too, even while the stream is still referenced, and so does releasing a stream that
+/// was never read: `guard stream.response.statusCode == 200 else { return }` leaves no
+/// connection behind.
 ///
-/// At most about 1 MiB waits ahead of a slow consumer; the transfer then pauses until the
-/// consumer has read half of it, so memory stays flat however long the stream is (under
-/// ``URLSessionTransport`` on Linux, see its notes).
+/// At most about 1 MiB (``CurlTransport/bufferLimit``) waits ahead of a slow consumer; the
+/// transfer then pauses until the consumer has read half of it, so memory stays flat however
+/// long the stream is (under ``URLSessionTransport`` on Linux, see its notes).
 public final class ResponseStream: AsyncSequence, Sendable {
     /// A chunk of the body, in arrival order.
     public typealias Element = Data
@@ -41,6 +43,12 @@ public final class ResponseStream: AsyncSequence, Sendable {
         self.task = task
         self.buffer = buffer
         self.maximumLineSize = maximumLineSize
+    }
+
+    /// A stream released unread, or with an iterator that went away, would otherwise keep its
+    /// paused transfer, connection and buffer until ``NetworkAgent/cancelAllRequests()``.
+    deinit {
+        cancel()
     }
 
     /// Stops the transfer; the consumer's next read throws ``ErrandError/cancelled``, and what

@@ -38,24 +38,33 @@ struct ServerSentEventParser {
         splitter = LineSplitter(maximumLineLength: maximumEventSize, endsLineOnCarriageReturn: true)
     }
 
+    /// An event with what the stream said up to it: one chunk may hold several events, and a
+    /// reader that stops after the first must resume from the first's last event ID, not from
+    /// the chunk's.
+    struct Dispatched {
+        let event: ServerSentEvent
+        /// The last event ID as of this event's dispatch.
+        let lastEventID: String
+        /// The reconnection time as of this event's dispatch.
+        let reconnectionTime: Int?
+    }
+
     /// Feeds the next chunk and returns the events it completes, in order.
     ///
     /// - Throws: ``ErrandError/responseTooLarge(_:)`` for a line or an event's data larger than
     ///   ``maximumEventSize``; the parser must not be fed again.
     mutating func parse(_ chunk: Data) throws(ErrandError) -> [ServerSentEvent] {
-        var events: [ServerSentEvent] = []
-        try parse(chunk) { (event) throws(ErrandError) in events.append(event) }
-        return events
+        try parseDispatched(chunk).map(\.event)
     }
 
-    /// Feeds the next chunk, calling `dispatch` with each event it completes, in order: no array
-    /// is built, for a consumer that handles events one at a time.
-    ///
-    /// - Throws: ``ErrandError/responseTooLarge(_:)`` as the array form does, or what `dispatch` throws.
-    mutating func parse(
-        _ chunk: Data, dispatch: (ServerSentEvent) throws(ErrandError) -> Void
-    ) throws(ErrandError) {
-        try chunk.withBytes { (bytes) throws(ErrandError) in try parse(bytes, dispatch: dispatch) }
+    /// Feeds the next chunk and returns the events it completes, in order, each with the stream's
+    /// state as of its dispatch. Throws as ``parse(_:)`` does.
+    mutating func parseDispatched(_ chunk: Data) throws(ErrandError) -> [Dispatched] {
+        var events: [Dispatched] = []
+        try chunk.withBytes { (bytes) throws(ErrandError) in
+            try parse(bytes) { (event) throws(ErrandError) in events.append(event) }
+        }
+        return events
     }
 
     /// Ends the stream. A block without its closing blank line is discarded, as WHATWG says, and
@@ -70,7 +79,7 @@ struct ServerSentEventParser {
     private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     private mutating func parse(
-        _ bytes: UnsafeRawBufferPointer, dispatch: (ServerSentEvent) throws(ErrandError) -> Void
+        _ bytes: UnsafeRawBufferPointer, dispatch: (Dispatched) throws(ErrandError) -> Void
     ) throws(ErrandError) {
         var bytes = bytes
         if let matched = byteOrderMarkMatched {
@@ -99,7 +108,7 @@ struct ServerSentEventParser {
     }
 
     private mutating func process(
-        _ line: UnsafeRawBufferPointer, _ dispatch: (ServerSentEvent) throws(ErrandError) -> Void
+        _ line: UnsafeRawBufferPointer, _ dispatch: (Dispatched) throws(ErrandError) -> Void
     ) throws(ErrandError) {
         guard !line.isEmpty else {
             try dispatchBlock(dispatch)
@@ -132,7 +141,7 @@ struct ServerSentEventParser {
         }
     }
 
-    private mutating func dispatchBlock(_ dispatch: (ServerSentEvent) throws(ErrandError) -> Void) throws(ErrandError) {
+    private mutating func dispatchBlock(_ dispatch: (Dispatched) throws(ErrandError) -> Void) throws(ErrandError) {
         lastEventID = lastEventIDBuffer
         guard !data.isEmpty else {
             resetBlock()
@@ -143,7 +152,7 @@ struct ServerSentEventParser {
             id: blockID, event: eventType.isEmpty ? "message" : eventType,
             data: String(decoding: data, as: UTF8.self), retry: blockRetry)
         resetBlock()
-        try dispatch(event)
+        try dispatch(Dispatched(event: event, lastEventID: lastEventID, reconnectionTime: reconnectionTime))
     }
 
     private mutating func resetBlock() {

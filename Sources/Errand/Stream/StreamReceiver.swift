@@ -18,7 +18,8 @@ final class StreamReceiver: Sendable {
 
     /// The most bytes of a rejected response's body the task keeps, for the caller to read why.
     static let keptErrorBodySize = 64 << 10
-    /// Bytes held ahead of a stream's consumer before its transfer pauses.
+    /// Bytes held ahead of a stream's consumer before its transfer pauses, unless the transport
+    /// sets its own (``StreamBufferingTransport``).
     static let bufferLimit = 1 << 20
 
     let buffer: StreamBuffer

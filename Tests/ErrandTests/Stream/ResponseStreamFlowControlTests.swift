@@ -115,3 +115,41 @@ struct ResponseStreamFlowControlTests {
         #endif
     }
 }
+
+/// What a stream holds on to is bounded by what its transport says, and released with it.
+@Suite("Response streams: buffer and release")
+struct ResponseStreamReleaseTests {
+    @Test func aStreamReleasedUnreadCancelsItsTransfer() async throws {
+        let fixture = try StreamFixture()
+        defer { fixture.server.stop() }
+        let agent = fixture.makeAgent()
+        let task = try await Self.openAndLeave(agent)
+        try await eventually { !task.isExecuting }
+        #expect(task.error == .cancelled)
+        // Nothing is left running that a later cancelAllRequests() would have had to end.
+        #expect(agent.pipeline.scheduler.liveTasks.isEmpty)
+    }
+
+    /// What a caller that checks the status and returns writes: the stream is never iterated.
+    private static func openAndLeave(_ agent: NetworkAgent) async throws -> RequestTask {
+        let stream = try await agent.stream(StreamApi(url: "/sse/endless"))
+        guard stream.response.statusCode == 299 else { return stream.task }
+        Issue.record("the endless feed answers 200")
+        return stream.task
+    }
+
+    @Test(.enabled(if: CurlTransport.isAvailable))
+    func aStreamHoldsNoMoreThanItsCurlTransportsBufferLimit() async throws {
+        let fixture = try StreamFixture()
+        defer { fixture.server.stop() }
+        let limit = 64 << 10
+        let agent = fixture.makeAgent(transport: CurlTransport(bufferLimit: limit))
+        let stream = try await agent.stream(StreamApi(url: "/download/\(32 << 20)"))
+        var chunks = stream.makeAsyncIterator()
+        _ = try await chunks.next()
+        try await eventually { stream.buffer.isPaused }
+        // The stream's buffer, what libcurl accepted when told to pause and what it had in hand.
+        #expect(stream.buffer.peakBufferedBytes <= 2 * limit + 2 * CurlTransfer.receiveBufferSize)
+        stream.cancel()
+    }
+}

@@ -341,21 +341,14 @@ struct ServerSentEventParserTests {
         #expect(try Self.parse(block + block, maximumEventSize: 14).events.count == 2)
     }
 
-    @Test func anErrorFromTheDispatchHandlerIsThrown() {
-        var parser = ServerSentEventParser(maximumEventSize: 100)
-        #expect(throws: ErrandError.cancelled) {
-            try parser.parse(Data("data: a\n\n".utf8)) { (_) throws(ErrandError) in throw .cancelled }
-        }
-    }
-
-    @Test func callbackAndArrayFormsAgree() throws {
-        let bytes = Data(Self.fixtures[3].utf8)
-        var first = ServerSentEventParser(maximumEventSize: 1024)
-        var second = ServerSentEventParser(maximumEventSize: 1024)
-        var dispatched: [ServerSentEvent] = []
-        try first.parse(bytes) { (event) throws(ErrandError) in dispatched.append(event) }
-        #expect(dispatched == (try second.parse(bytes)))
-        #expect(dispatched.count == 2)
+    @Test func eachEventCarriesTheStreamsStateAsOfItsDispatch() throws {
+        var parser = ServerSentEventParser(maximumEventSize: 1024)
+        let dispatched = try parser.parseDispatched(
+            Data("id: 1\nretry: 10\ndata: a\n\nid: 7\nretry: 20\n\ndata: b\n\nid: 8\ndata: c\n\nid: 9\n\n".utf8))
+        #expect(dispatched.map(\.event.data) == ["a", "b", "c"])
+        #expect(dispatched.map(\.lastEventID) == ["1", "7", "8"])
+        #expect(dispatched.map(\.reconnectionTime) == [10, 20, 20])
+        #expect(parser.lastEventID == "9")
     }
 
     // MARK: ServerSentEvent
