@@ -281,6 +281,7 @@ final class RequestPipeline: Sendable {
         // A stream's body was its consumer's: nothing is left for interceptors to judge, and
         // once a byte was handed out, sending again would hand it out twice.
         if task.stream?.hasHandedOutBody == true {
+            if let error { task.monitors.request(task, didFailAttempt: error, willRetry: false) }
             return conclude(task, plan, response: response, error: error)
         }
         if error == nil, let response, task.stream?.isStreaming != true {

@@ -12,8 +12,10 @@ import Testing
 final class RecordingMonitor: EventMonitor {
     private let lines = Locked<[String]>([])
     private let finishedMetrics = Locked<[TransportMetrics?]>([])
-    /// Held until released: a monitor that cannot keep up.
+    /// Held until released: a monitor that cannot keep up. It holds its first event only: a
+    /// later `start` that reached the backlog must not wait for a second release.
     private let gate: DispatchSemaphore?
+    private let hasWaited = Locked(false)
 
     init(blocked: Bool = false) {
         gate = blocked ? DispatchSemaphore(value: 0) : nil
@@ -29,7 +31,11 @@ final class RecordingMonitor: EventMonitor {
 
     func requestDidStart(_ task: RequestTask) {
         // The monitor's own queue, not a thread of the concurrency pool: it may wait.
-        gate?.wait()
+        let isFirst = hasWaited.withLock { hasWaited in
+            defer { hasWaited = true }
+            return !hasWaited
+        }
+        if isFirst { gate?.wait() }
         append("start")
     }
 
