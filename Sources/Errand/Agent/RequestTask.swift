@@ -16,17 +16,20 @@ public final class RequestTask: Sendable {
     let monitors: EventMonitors
     /// The `async` caller that runs this task's response work itself; `nil` for other callers.
     let awaitingCaller: AwaitingCaller?
+    /// The configuration of the agent that runs the task: whose API its credentials belong to.
+    let config: NetworkConfig
 
     init(
-        request: any BaseRequest, completion: TaskCompletion, callbackQueue: DispatchQueue,
+        request: any BaseRequest, completion: TaskCompletion, config: NetworkConfig,
         monitors: EventMonitors = EventMonitors([]), onCancel: @escaping @Sendable (RequestTask) -> Void
     ) {
         self.request = request
+        self.config = config
         self.monitors = monitors
         awaitingCaller = if case .awaiting(let caller) = completion { caller } else { nil }
         self.state = Locked(State(completion: completion, accessories: request.requestAccessories))
         self.cancellationHandler = onCancel
-        self.progress = TaskProgress(request: request, queue: callbackQueue)
+        self.progress = TaskProgress(request: request, queue: config.callbackQueue)
         if case .delegate(let delegate) = completion { progress.notify(delegate, about: self) }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Authenticates requests with a credential that expires, refreshing it once for everyone.
 ///
 /// ```swift
@@ -13,6 +15,12 @@
 ///   later request that needs the credential, until ``credential`` is set again (after a new log-in).
 /// - A request is sent again for authentication at most twice, so a server that refuses every
 ///   credential cannot cause endless refreshes.
+/// - Only requests to the app's own API carry the credential: by default those to the origin of
+///   the agent's ``NetworkConfig/baseUrl`` or ``NetworkConfig/cdnUrl``
+///   (``Authenticator/authenticates(_:apiOrigins:)`` widens it). Interceptors and URL filters
+///   otherwise apply to every request of the agent, a request type with its own `baseUrl`
+///   included: this one must not hand the app's token to a third party, nor refresh it for a
+///   third party's `401`.
 public final class AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Sendable {
     private struct State {
         var credential: A.Credential?
@@ -62,7 +70,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// Applies the current credential, after the refresh in progress or one it needs.
     public func adapt(_ request: TransportRequest, for task: RequestTask) async throws(ErrandError) -> TransportRequest
     {
-        guard let credential = try await usableCredential() else { return request }
+        guard isInScope(request, of: task), let credential = try await usableCredential() else { return request }
         var adapted = request
         authenticator.apply(credential, to: &adapted)
         return adapted
@@ -72,7 +80,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// or at once when the request was sent with an older credential than the current one.
     public func retry(_ task: RequestTask, dueTo error: ErrandError) async -> RetryDecision {
         guard authenticator.isAuthenticationError(error, response: task.response), task.attemptCount <= 2,
-            let sent = task.sentRequest
+            let sent = task.sentRequest, isInScope(sent, of: task)
         else { return .doNotRetry }
         while true {
             switch await nextStep(after: sent) {
@@ -89,6 +97,12 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
                 }
             }
         }
+    }
+
+    /// Whether `request` of `task` may carry the credential, by the authenticator's scope.
+    private func isInScope(_ request: TransportRequest, of task: RequestTask) -> Bool {
+        let configured = [task.config.baseUrl, task.config.cdnUrl].filter { !$0.isEmpty }
+        return authenticator.authenticates(request, apiOrigins: configured.compactMap { URL(string: $0) })
     }
 
     /// Whether `sent`, refused, goes again as it is or after a refresh. A refresh starts only

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A credential an ``Authenticator`` applies to requests: an OAuth token pair, say.
 public protocol AuthenticationCredential: Sendable {
     /// Whether it should be refreshed before it is used again — an access token about to expire.
@@ -32,11 +34,37 @@ public protocol Authenticator: Sendable {
     /// Whether `error` means the credential was refused. Default: ``ErrandError/statusCode(_:)``
     /// with `401`. Return `true` for an ``ErrandError/api(_:)`` that reports an expired token too.
     func isAuthenticationError(_ error: ErrandError, response: Response?) -> Bool
+
+    /// Whether `request` may carry the credential: the interceptor neither applies it to a
+    /// request outside this scope nor refreshes it for such a request's `401`.
+    ///
+    /// Default: `request` goes to the origin — scheme, host and port — of the agent's
+    /// ``NetworkConfig/baseUrl`` or ``NetworkConfig/cdnUrl``, given as `apiOrigins`. A request type
+    /// with a `baseUrl` of its own (a third party's API) or an absolute URL elsewhere is sent
+    /// without the credential; with neither URL configured, no request carries it. Return `true`
+    /// for more hosts to widen the scope, such as an upload host of the same API.
+    func authenticates(_ request: TransportRequest, apiOrigins: [URL]) -> Bool
 }
 
 extension Authenticator {
     /// `true` for ``ErrandError/statusCode(_:)`` with `401`.
     public func isAuthenticationError(_ error: ErrandError, response: Response?) -> Bool {
         error == .statusCode(401)
+    }
+
+    /// `true` when `request`'s URL has the scheme, host and port of one of `apiOrigins`.
+    public func authenticates(_ request: TransportRequest, apiOrigins: [URL]) -> Bool {
+        apiOrigins.contains { Self.isSameOrigin($0, request.url) }
+    }
+
+    /// Whether two URLs share scheme, host and port, a scheme's default port and none being the same.
+    static func isSameOrigin(_ first: URL, _ second: URL) -> Bool {
+        let defaultPorts = ["http": 80, "https": 443, "ws": 80, "wss": 443]
+        func origin(_ url: URL) -> (String, String, Int?)? {
+            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
+            return (scheme, host, url.port ?? defaultPorts[scheme])
+        }
+        guard let first = origin(first), let second = origin(second) else { return false }
+        return first == second
     }
 }

@@ -40,7 +40,7 @@ final class RequestPipeline: Sendable {
     /// The task for one execution of `request`; `cancel()` on it finishes it with `.cancelled`.
     func makeTask(_ request: any BaseRequest, completion: TaskCompletion) -> RequestTask {
         RequestTask(
-            request: request, completion: completion, callbackQueue: config.callbackQueue,
+            request: request, completion: completion, config: config,
             monitors: config.monitorsForNewRequest()
         ) { [self] task in
             finish(task, response: task.response, error: .cancelled)
