@@ -116,10 +116,10 @@ extension BaseRequest {
     }
 
     /// Stores `response` as this request's cached entry, on disk when it returns, blocking the
-    /// calling thread until then; see ``NetworkAgent/saveCache(_:for:)-4hf8j``.
-    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
-    public func saveCache(_ response: Response) throws(ErrandError) {
-        try NetworkAgent.shared.saveCache(response, for: self)
+    /// calling thread until then; see ``NetworkAgent/saveCacheSync(_:for:)``.
+    @available(*, noasync, message: "In async code, use saveCache(_:): it does not block a thread of the pool")
+    public func saveCacheSync(_ response: Response) throws(ErrandError) {
+        try NetworkAgent.shared.saveCacheSync(response, for: self)
     }
 
     /// Stores `response` as this request's cached entry, on disk when it returns, suspending
@@ -129,9 +129,9 @@ extension BaseRequest {
     }
 
     /// Deletes this request's cached entry, blocking the calling thread until the file is gone.
-    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
-    public func removeCache() throws(ErrandError) {
-        try NetworkAgent.shared.removeCache(self)
+    @available(*, noasync, message: "In async code, use removeCache(): it does not block a thread of the pool")
+    public func removeCacheSync() throws(ErrandError) {
+        try NetworkAgent.shared.removeCacheSync(self)
     }
 
     /// Deletes this request's cached entry, suspending instead of blocking the calling thread.

@@ -92,14 +92,14 @@ extension NetworkAgent {
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded;
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache
     ///   directory, or the entry cannot be written (a full disk, a cache folder that is a file).
-    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
-    public func saveCache(_ response: Response, for request: any BaseRequest) throws(ErrandError) {
+    @available(*, noasync, message: "In async code, use saveCache(_:for:): it does not block a thread of the pool")
+    public func saveCacheSync(_ response: Response, for request: any BaseRequest) throws(ErrandError) {
         guard let settings = try CacheSettings(request: request, config: config) else { return }
         try pipeline.cache.apply(pipeline.cache.storing(response, as: settings))
     }
 
     /// Stores `response` as the cached entry of `request`, on disk when it returns; as the
-    /// synchronous ``saveCache(_:for:)``, but suspending instead of blocking the calling thread.
+    /// blocking ``saveCacheSync(_:for:)``, but suspending instead of blocking the calling thread.
     public func saveCache(_ response: Response, for request: any BaseRequest) async throws(ErrandError) {
         guard let settings = try CacheSettings(request: request, config: config) else { return }
         try await pipeline.cache.apply(pipeline.cache.storing(response, as: settings))
@@ -110,14 +110,14 @@ extension NetworkAgent {
     /// `async` overload instead.
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
-    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
-    public func removeCache(_ request: any BaseRequest) throws(ErrandError) {
+    @available(*, noasync, message: "In async code, use removeCache(_:): it does not block a thread of the pool")
+    public func removeCacheSync(_ request: any BaseRequest) throws(ErrandError) {
         let key = try CacheKey(request: request, config: config)
         try? pipeline.cache.apply(.remove(key))
     }
 
     /// Deletes the cached entry of `request`, from memory and disk; as the synchronous
-    /// ``removeCache(_:)``, but suspending instead of blocking the calling thread.
+    /// ``removeCacheSync(_:)``, but suspending instead of blocking the calling thread.
     public func removeCache(_ request: any BaseRequest) async throws(ErrandError) {
         let key = try CacheKey(request: request, config: config)
         try? await pipeline.cache.apply(.remove(key))
@@ -126,13 +126,13 @@ extension NetworkAgent {
     /// Deletes every cached entry under `directory` — one account's folder, say — or, by default,
     /// under ``NetworkConfig/cacheDirectory``, blocking the calling thread until the files are
     /// gone; `async` code calls the `async` overload instead.
-    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
-    public func clearCache(in directory: URL? = nil) {
+    @available(*, noasync, message: "In async code, use clearCache(in:): it does not block a thread of the pool")
+    public func clearCacheSync(in directory: URL? = nil) {
         try? pipeline.cache.apply(.removeAll(under: directory ?? config.cacheDirectory))
     }
 
     /// Deletes every cached entry under `directory`, by default ``NetworkConfig/cacheDirectory``;
-    /// as the synchronous ``clearCache(in:)``, but suspending instead of blocking the calling thread.
+    /// as the blocking ``clearCacheSync(in:)``, but suspending instead of blocking the calling thread.
     public func clearCache(in directory: URL? = nil) async {
         try? await pipeline.cache.apply(.removeAll(under: directory ?? config.cacheDirectory))
     }
@@ -140,12 +140,12 @@ extension NetworkAgent {
     /// Blocks the calling thread until every stored response is on disk. Stores are written in
     /// the background and served from memory meanwhile; wait before exiting a process, or before
     /// another agent reads the files. `async` code calls the `async` overload instead.
-    @available(*, noasync, message: "In async code, use the async overload: it does not block a thread of the pool")
-    public func waitForCacheWrites() {
+    @available(*, noasync, message: "In async code, use waitForCacheWrites(): it does not block a thread of the pool")
+    public func waitForCacheWritesSync() {
         try? pipeline.cache.apply(.flush)
     }
 
-    /// Returns once every stored response is on disk; as the synchronous ``waitForCacheWrites()``,
+    /// Returns once every stored response is on disk; as the blocking ``waitForCacheWritesSync()``,
     /// but suspending instead of blocking the calling thread.
     public func waitForCacheWrites() async {
         try? await pipeline.cache.apply(.flush)

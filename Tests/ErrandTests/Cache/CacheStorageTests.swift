@@ -161,7 +161,7 @@ struct CacheStorageTests {
                     let stamp = "\(thread)-\(sequence)"
                     let body = Data(String(repeating: stamp + ";", count: 1 + sequence % 200).utf8)
                     if thread % 2 == 0 {
-                        try? writer.saveCache(
+                        try? writer.saveCacheSync(
                             Response(statusCode: 200, headers: ["X-Stamp": stamp], data: body), for: request)
                     }
                     for agent in [writer, reader] {

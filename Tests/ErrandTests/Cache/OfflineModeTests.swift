@@ -14,7 +14,7 @@ struct OfflineModeTests {
         let fixture = try CacheFixture(baseURL: "http://example.invalid")
         let agent = fixture.makeAgent(transport: transport)
         let request = CachedRequest()
-        try agent.saveCache(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
+        try agent.saveCacheSync(Response(statusCode: 200, data: Data(#"{"v":1}"#.utf8)), for: request)
         fixture.clock.advance(by: 120)
         return (fixture, transport, agent, request)
     }

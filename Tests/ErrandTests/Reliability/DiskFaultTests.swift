@@ -19,7 +19,7 @@ struct DiskFaultTests {
 
     private func saveCacheError(_ agent: NetworkAgent) -> ErrandError? {
         do {
-            try agent.saveCache(Response(statusCode: 200, data: Data(count: 64 << 10)), for: CachedRequest())
+            try agent.saveCacheSync(Response(statusCode: 200, data: Data(count: 64 << 10)), for: CachedRequest())
             return nil
         } catch {
             return error

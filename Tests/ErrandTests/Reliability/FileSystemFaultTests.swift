@@ -28,7 +28,7 @@ struct FileSystemFaultTests {
         #expect(task.responseStatusCode == 200)
         await agent.waitForCacheWrites()
         #expect(throws: ErrandError.self) {
-            try agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+            try agent.saveCacheSync(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
         }
         do {
             try await agent.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())

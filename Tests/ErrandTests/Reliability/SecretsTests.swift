@@ -68,7 +68,7 @@ struct SecretsTests {
             return
         }
         #expect(reason.contains("outside the cache directory"))
-        #expect(throws: ErrandError.self) { try agent.saveCache(Response(statusCode: 200), for: CachedRequest()) }
+        #expect(throws: ErrandError.self) { try agent.saveCacheSync(Response(statusCode: 200), for: CachedRequest()) }
     }
 
     @Test func aFolderInsideTheCacheDirectoryIsFine() async throws {
