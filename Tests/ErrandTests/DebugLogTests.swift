@@ -34,6 +34,23 @@ struct DebugLogTests {
         #expect(line.hasSuffix(" ms, 100000 bytes"), "\(line)")
     }
 
+    @Test func aStreamReportsTheBytesItsConsumerWasHanded() async throws {
+        let transport = ManualTransport()
+        let agent = NetworkAgent.testing(transport)
+        async let opened = agent.stream(Page())
+        let sent = try #require(await transport.sent(count: 1))[0]
+        sent.events(.responseHead(statusCode: 200, headers: ["Content-Type": "text/event-stream"]))
+        let stream = try await opened
+        for _ in 0..<22 { sent.events(.body(Data("data: tick\n\n".utf8))) }
+        sent.events(.completed(nil))
+        var events = 0
+        for try await _ in stream.events { events += 1 }
+        #expect(events == 22)
+        _ = try await stream.task.value
+        let line = DebugLog.line(for: stream.task)
+        #expect(line.hasSuffix(" ms, \(22 * 12) bytes"), "\(line)")
+    }
+
     @Test func anErrorQuotingAMultiLineBodyStaysOnOneLine() async throws {
         let transport = ManualTransport()
         let agent = NetworkAgent.testing(transport)

@@ -18,12 +18,14 @@ enum DebugLog {
         let target = "\(request.method) \(Redactor.url(request.url))"
         let status = task.response.map { "\($0.statusCode)" } ?? "no response"
         let outcome = task.error.map { ", failed: \(oneLine(String(describing: $0)))" } ?? ""
-        return "[Errand] \(target) → \(status)\(outcome), \(duration), \(bytes(of: task.response)) bytes"
+        return "[Errand] \(target) → \(status)\(outcome), \(duration), \(bytes(of: task)) bytes"
     }
 
-    /// The body's length; for a download, the length of its file, where the body went.
-    private static func bytes(of response: Response?) -> Int {
-        guard let response else { return 0 }
+    /// The body's length; for a download, the length of its file, and for a stream what its
+    /// consumer was handed: where the body went.
+    private static func bytes(of task: RequestTask) -> Int {
+        if let stream = task.stream, stream.isStreaming { return stream.streamedBytes }
+        guard let response = task.response else { return 0 }
         guard let file = response.fileURL else { return response.data.count }
         let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
         return size?.intValue ?? 0

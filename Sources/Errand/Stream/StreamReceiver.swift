@@ -49,6 +49,9 @@ final class StreamReceiver: Sendable {
     /// Whether the current attempt's body goes to the consumer: it is then neither kept nor parsed.
     var isStreaming: Bool { state[\.isStreaming] }
 
+    /// Body bytes handed to the consumer so far: what the response's `data`, left empty, does not say.
+    var streamedBytes: Int { state.withLock { $0.isStreaming ? $0.receivedBytes : 0 } }
+
     /// Whether the stream was handed to the caller, or the request ended before it could be.
     var isOpen: Bool { state.withLock { $0.opener == nil } }
 

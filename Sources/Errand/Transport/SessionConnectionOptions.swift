@@ -29,7 +29,8 @@ enum SessionConnectionOptions {
         let reason =
             "URLSessionTransport cannot honour ConnectionOptions."
             + options.joined(separator: ", ConnectionOptions.")
-            + ": \(platform) offers no way to; use CurlTransport, which honours every connection option"
+            + ": \(platform) offers no way to set \(options.count == 1 ? "it" : "them"); use CurlTransport, which"
+            + " honours every connection option"
         return .transport(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason]))
     }
 

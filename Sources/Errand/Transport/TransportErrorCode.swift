@@ -13,7 +13,9 @@ import Foundation
 /// - FoundationNetworking reports `.unknown` for the libcurl results it does not map; its
 ///   message, libcurl's own, still says which. A body cut short by a closed connection becomes
 ///   `.networkConnectionLost` and a body that cannot be decoded `.cannotDecodeContentData`, the
-///   codes Apple's URLSession and ``CurlTransport`` give. An unrecognised message stays `.unknown`.
+///   codes Apple's URLSession and ``CurlTransport`` give; a server certificate libcurl would not
+///   verify (`CURLE_PEER_FAILED_VERIFICATION`) becomes `.serverCertificateUntrusted`. An
+///   unrecognised message stays `.unknown`.
 enum TransportErrorCode {
     /// `code` corrected for a failed request to `url`, given the failure's `message`.
     static func corrected(_ code: URLError.Code, url: URL?, message: String) -> URLError.Code {
@@ -23,9 +25,17 @@ enum TransportErrorCode {
         case .unknown:
             if message.hasPrefix("transfer closed with") { return .networkConnectionLost }
             if message.hasPrefix("Error while processing content unencoding") { return .cannotDecodeContentData }
+            if untrustedCertificateMessages.contains(where: message.hasPrefix) { return .serverCertificateUntrusted }
             return code
         default:
             return code
         }
     }
+
+    /// How libcurl's messages for `CURLE_PEER_FAILED_VERIFICATION` begin, with OpenSSL: an
+    /// unknown or self-signed issuer, an expired certificate, a name that does not match.
+    private static let untrustedCertificateMessages = [
+        "SSL certificate problem", "SSL: no alternative certificate subject name", "SSL: certificate subject name",
+        "SSL: unable to obtain common name", "SSL peer certificate or SSH remote key was not OK",
+    ]
 }

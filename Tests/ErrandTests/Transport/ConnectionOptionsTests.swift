@@ -237,6 +237,7 @@ struct ConnectionOptionsTests {
             let outcome = try await send(url, through: URLSessionTransport(connection: connection))
             #expect(outcome.urlErrorCode == .unsupportedURL, "\(option)")
             #expect(reason(outcome).contains("ConnectionOptions.\(option)"), "\(reason(outcome))")
+            #expect(reason(outcome).contains("offers no way to set it; use CurlTransport"), "\(reason(outcome))")
             #expect(outcome.headCount == 0)
         }
         #if canImport(FoundationNetworking)

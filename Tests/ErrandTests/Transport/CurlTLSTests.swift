@@ -33,6 +33,15 @@ struct CurlTLSTests {
         #expect(outcome.headCount == 0)
     }
 
+    @Test func urlSessionTransportNamesAnUntrustedCertificateAsCurlTransportDoes() async throws {
+        let server = try await TLSTestServer.start()
+        let probe = TransportProbe()
+        _ = probe.send(TransportRequest(url: try #require(URL(string: server.baseURL + "/hello"))), through: URLSessionTransport())
+        let outcome = await probe.completion()
+        #expect(outcome.urlErrorCode == .serverCertificateUntrusted, "\(String(describing: outcome.error))")
+        #expect(outcome.headCount == 0)
+    }
+
     @Test func aTrustedCertificateConnectsAndTheHandshakeIsTimed() async throws {
         let server = try await TLSTestServer.start()
         let outcome = try await send(server.baseURL + "/hello", through: try trusting(server))
