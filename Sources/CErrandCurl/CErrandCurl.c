@@ -18,6 +18,8 @@ typedef struct {
     int age;
     const char *version;
     unsigned int version_num;
+    const char *host;
+    int features;
 } errand_curl_version_info;
 
 // libcurl's `struct curl_blob`.
@@ -110,6 +112,11 @@ unsigned int errand_curl_version_number(void) {
     // Any age returns the library's own structure; its head is all that is read.
     errand_curl_version_info *info = loaded ? curl.version_info(0) : NULL;
     return info ? info->version_num : 0;
+}
+
+int errand_curl_features(void) {
+    errand_curl_version_info *info = loaded ? curl.version_info(0) : NULL;
+    return info ? info->features : 0;
 }
 
 void *errand_curl_easy_init(void) { return curl.easy_init(); }

@@ -31,6 +31,9 @@
 #define ERRAND_CURLOPT_TCP_NODELAY 121
 #define ERRAND_CURLOPT_CONNECTTIMEOUT_MS 156
 #define ERRAND_CURLOPT_HTTP_CONTENT_DECODING 158
+#define ERRAND_CURL_VERSION_LIBZ (1 << 3)
+#define ERRAND_CURL_VERSION_BROTLI (1 << 23)
+#define ERRAND_CURL_VERSION_ZSTD (1 << 26)
 #define ERRAND_CURLOPT_SEEKFUNCTION 20167
 #define ERRAND_CURLOPT_SEEKDATA 10168
 #define ERRAND_CURLOPT_PINNEDPUBLICKEY 10230
@@ -127,6 +130,8 @@ typedef int (*errand_curl_seek_callback)(void *userdata, int64_t offset, int ori
 int errand_curl_load(void);
 /// The loaded library's version as `0xXXYYZZ` (major, minor, patch), as `LIBCURL_VERSION_NUM`.
 unsigned int errand_curl_version_number(void);
+/// The loaded library's `features` bits (`CURL_VERSION_*`); 0 when it is not loaded.
+int errand_curl_features(void);
 
 void *errand_curl_easy_init(void);
 void errand_curl_easy_cleanup(void *easy);

@@ -53,6 +53,27 @@ struct CurlTransportTests {
         #expect(outcome.json["gzipped"] as? Bool == true)
     }
 
+    @Test(arguments: ["foo", "gzip, foo", "x-unknown-coding"])
+    func aBodyInACodingLibcurlCannotDecodeArrivesAsItCame(_ coding: String) async throws {
+        let encoded = coding.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? coding
+        let probe = TransportProbe()
+        _ = probe.send(try request("/response-headers?Content-Encoding=\(encoded)"), through: CurlTransport())
+        let outcome = await probe.completion()
+        #expect(outcome.error == nil, "\(String(describing: outcome.error))")
+        #expect(outcome.statusCode == 200)
+        #expect(outcome.json["Content-Encoding"] as? String == coding, "the body, as the server sent it")
+    }
+
+    @Test func aKnownCodingIsStillDecodedAfterAnUnknownOneOnTheSameConnection() async throws {
+        let transport = CurlTransport()
+        let unknown = TransportProbe()
+        _ = unknown.send(try request("/response-headers?Content-Encoding=foo"), through: transport)
+        #expect(await unknown.completion().error == nil)
+        let gzip = TransportProbe()
+        _ = gzip.send(try request("/gzip"), through: transport)
+        #expect(await gzip.completion().json["gzipped"] as? Bool == true)
+    }
+
     @Test func aRangedRequestKeepsTheServersBytesEncoded() async throws {
         var ranged = try request("/gzip")
         ranged.headers["Range"] = "bytes=0-"

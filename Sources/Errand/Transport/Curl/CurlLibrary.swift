@@ -20,6 +20,17 @@ enum CurlLibrary {
     /// The library's version as `0xXXYYZZ` (major, minor, patch); `0` when it is not loaded.
     static var versionNumber: UInt32 { isLoaded ? errand_curl_version_number() : 0 }
 
+    /// The content codings the loaded library decodes, lower-cased: what a response may be
+    /// encoded with and still reach the caller decoded. Any other passes through as it came.
+    static let decodedContentCodings: Set<String> = {
+        let features = isLoaded ? errand_curl_features() : 0
+        var codings: Set<String> = ["identity"]
+        if features & ERRAND_CURL_VERSION_LIBZ != 0 { codings.formUnion(["gzip", "x-gzip", "deflate"]) }
+        if features & ERRAND_CURL_VERSION_BROTLI != 0 { codings.insert("br") }
+        if features & ERRAND_CURL_VERSION_ZSTD != 0 { codings.insert("zstd") }
+        return codings
+    }()
+
     /// libcurl's one-line description of a `CURLMcode`, the result of a multi-handle call.
     static func describeMulti(_ code: Int32) -> String {
         guard isLoaded, let text = errand_curl_multi_strerror(code) else { return "libcurl multi error \(code)" }
