@@ -8,14 +8,22 @@ import Foundation
 /// The session delegate: forwards each task's callbacks to the events closure registered for it.
 ///
 /// It also does what URLSession on Linux does not: it enforces each request's
-/// `timeoutInterval` as an idle timeout and `timeoutIntervalForResource` as a deadline, and it
-/// turns a declined authentication challenge into the 401 response it was, instead of a cancellation.
+/// `timeoutInterval` as an idle timeout and `timeoutIntervalForResource` as a deadline, it
+/// turns a declined authentication challenge into the 401 response it was, instead of a
+/// cancellation, and it reports the timings it can see — first byte, total, redirects — as
+/// ``TransportEvent/metrics(_:)``, for `URLSessionTaskMetrics` never arrive there.
 final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     private struct Route {
         let events: @Sendable (TransportEvent) -> Void
         let idleTimer: DispatchSourceTimer
         let idleTimeout: TimeInterval
         let deadlineTimer: DispatchSourceTimer?
+        /// When the task was registered, just before it was resumed: the start of its timings.
+        let started = DispatchTime.now()
+        /// Redirects followed before this hop.
+        let redirectCount: Int
+        /// When its response head arrived.
+        var firstByte: DispatchTime?
         /// When the last event arrived. Events update this rather than re-arm the timer: a body
         /// arrives in thousands of chunks, and every moment spent per chunk is memory URLSession queues.
         var lastActivity = DispatchTime.now()
@@ -48,7 +56,7 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func register(
-        _ task: URLSessionTask, idleTimeout: TimeInterval, deadline: TimeInterval?,
+        _ task: URLSessionTask, idleTimeout: TimeInterval, deadline: TimeInterval?, redirectCount: Int,
         events: @escaping @Sendable (TransportEvent) -> Void
     ) {
         let id = task.taskIdentifier
@@ -67,7 +75,9 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
             return timer
         }
         routes.withLock {
-            $0[id] = Route(events: events, idleTimer: idleTimer, idleTimeout: idleTimeout, deadlineTimer: deadlineTimer)
+            $0[id] = Route(
+                events: events, idleTimer: idleTimer, idleTimeout: idleTimeout, deadlineTimer: deadlineTimer,
+                redirectCount: redirectCount)
         }
         idleTimer.resume()
         deadlineTimer?.resume()
@@ -121,7 +131,10 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         if let http = response as? HTTPURLResponse {
-            forward(Self.head(of: http), for: dataTask) { $0.sentHead = true }
+            forward(Self.head(of: http), for: dataTask) { route in
+                route.sentHead = true
+                route.firstByte = .now()
+            }
         }
         completionHandler(.allow)
     }
@@ -142,23 +155,34 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         route.idleTimer.cancel()
         route.deadlineTimer?.cancel()
-        let finalEvents: [TransportEvent]
+        var finalEvents: [TransportEvent] = [.metrics(Self.metrics(of: route))]
         if route.didTimeOut {
-            finalEvents = [.completed(.timedOut)]
+            finalEvents.append(.completed(.timedOut))
         } else if let unauthorized = route.declinedChallenge {
-            finalEvents = (route.sentHead ? [] : [Self.head(of: unauthorized)]) + [.completed(nil)]
+            finalEvents += (route.sentHead ? [] : [Self.head(of: unauthorized)]) + [.completed(nil)]
         } else {
-            finalEvents = [.completed(error.map(Self.errandError))]
+            finalEvents.append(.completed(error.map(Self.errandError)))
         }
         // What follows a completion — parsing, validation, cache stores, interceptors — must not
         // hold up the one delegate queue every other request of the session waits on.
         let events = route.events
-        Self.completionQueue.async {
+        Self.completionQueue.async { [finalEvents] in
             finalEvents.forEach(events)
         }
     }
 
     private static let completionQueue = DispatchQueue.global(qos: .userInitiated)
+
+    /// What can be measured from outside FoundationNetworking: until the head, until the end.
+    private static func metrics(of route: Route) -> TransportMetrics {
+        let now = DispatchTime.now()
+        func seconds(until end: DispatchTime) -> TimeInterval {
+            Double(end.uptimeNanoseconds &- route.started.uptimeNanoseconds) / 1e9
+        }
+        return TransportMetrics(
+            firstByte: route.firstByte.map { seconds(until: $0) } ?? 0, total: seconds(until: now),
+            redirectCount: route.redirectCount)
+    }
 
     /// Declines every redirect: the 3xx arrives as a response, and ``URLSessionTransport`` follows
     /// it itself, by rules URLSession on Linux does not keep (see ``SessionRedirectHop``).

@@ -19,8 +19,9 @@ import Foundation
 /// Linux a streamed request (``TransportRequest/isStreaming``) goes through a ``CurlTransport`` of
 /// this transport's own instead, created at the first stream with the same configuration
 /// (cookies, additional header fields, connections per host) and server trust. Those streams
-/// share their own keep-alive connections, not the session's, and report
-/// ``TransportEvent/metrics(_:)``. They stay on the session, unpaused, where libcurl cannot be
+/// share their own keep-alive connections, not the session's, and report libcurl's full
+/// ``TransportEvent/metrics(_:)``; other requests report what can be seen from outside
+/// FoundationNetworking (first byte, total, redirects). They stay on the session, unpaused, where libcurl cannot be
 /// loaded or the configuration lists `protocolClasses` of its own, which would serve them.
 ///
 /// A request whose body is produced while it is sent (``TransportRequest/bodyStream``) goes
@@ -158,7 +159,10 @@ public final class URLSessionTransport: Transport {
                 request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
                 ?? session.dataTask(with: urlRequest)
             let remaining = deadline.map { Double($0.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds) / 1e9 }
-            router.register(task, idleTimeout: request.timeoutInterval, deadline: remaining.map { max(0, $0) }) {
+            router.register(
+                task, idleTimeout: request.timeoutInterval, deadline: remaining.map { max(0, $0) },
+                redirectCount: hop.redirectCount
+            ) {
                 [self] event in
                 switch hop.receive(event) {
                 case .forward(let event): events(event)
