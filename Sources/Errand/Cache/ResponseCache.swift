@@ -27,21 +27,29 @@ final class ResponseCache: Sendable {
     /// The entry `settings` name, checked in YTKNetwork's order: missing, unreadable, expired,
     /// `cacheVersion`, `cacheSensitiveData`, app version. `allowingExpired` serves an expired
     /// entry as a hit marked stale; a mismatch still refuses it.
+    /// It may read a file: call it off a caller's thread, after ``lookupInMemory(_:allowingExpired:)``.
     func lookup(_ settings: CacheSettings, allowingExpired: Bool = false) -> Lookup {
-        let key = settings.key
-        let entry: CacheEntry
-        if let remembered = memory.entry(for: key) {
-            disk.noteUse(of: key)
-            entry = remembered
-        } else {
-            switch disk.entry(for: key) {
-            case .missing: return .miss(.missing, stale: nil)
-            case .unreadable: return .miss(.unreadable, stale: nil)
-            case .found(let found):
-                // A store that raced this read is newer than the file: keep it.
-                entry = memory.insertIfAbsent(found, for: key)
-            }
+        if let found = lookupInMemory(settings, allowingExpired: allowingExpired) { return found }
+        switch disk.entry(for: settings.key) {
+        case .missing: return .miss(.missing, stale: nil)
+        case .unreadable: return .miss(.unreadable, stale: nil)
+        case .found(let found):
+            // A store that raced this read is newer than the file: keep it.
+            let entry = memory.insertIfAbsent(found, for: settings.key)
+            return judge(entry, settings, allowingExpired: allowingExpired)
         }
+    }
+
+    /// ``lookup(_:allowingExpired:)`` without touching the disk: `nil` when the entry is not in
+    /// memory, and only the disk can say. Cheap enough for any thread.
+    func lookupInMemory(_ settings: CacheSettings, allowingExpired: Bool = false) -> Lookup? {
+        guard let entry = memory.entry(for: settings.key) else { return nil }
+        disk.noteUse(of: settings.key)
+        return judge(entry, settings, allowingExpired: allowingExpired)
+    }
+
+    /// What `entry` is worth for `settings`, by the rules of ``lookup(_:allowingExpired:)``.
+    private func judge(_ entry: CacheEntry, _ settings: CacheSettings, allowingExpired: Bool) -> Lookup {
         let mismatch = mismatch(of: entry.metadata, for: settings)
         let age = config.cacheClock().timeIntervalSince1970 - entry.metadata.storedAt
         // A negative age means the clock moved back; the entry's age is unknown, so it is not trusted.

@@ -63,9 +63,22 @@ final class RequestPipeline: Sendable {
         if plan.isOffline {
             return serveOffline(task, plan.cache)
         }
-        if readsCache, let settings = plan.cache, serveFromCache(task, settings) {
+        guard readsCache, let settings = plan.cache else { return sendToNetwork(task, plan) }
+        if let found = cache.lookupInMemory(settings) {
+            if !serve(task, settings, found) { sendToNetwork(task, plan) }
             return
         }
+        // A file to read: not on the caller's thread, which may be the main thread.
+        Self.cacheReader.async { [self] in
+            if !serve(task, settings, cache.lookup(settings)) { sendToNetwork(task, plan) }
+        }
+    }
+
+    /// Where entries that are not in memory are read from disk.
+    private static let cacheReader = DispatchQueue(label: "errand.cache-reader", qos: .userInitiated, attributes: .concurrent)
+
+    /// Builds `task`'s request and queues it for the network.
+    private func sendToNetwork(_ task: RequestTask, _ plan: RequestPlan) {
         var built: TransportRequestBuilder.Output
         do {
             built = try TransportRequestBuilder.build(
@@ -118,9 +131,9 @@ final class RequestPipeline: Sendable {
 
     // MARK: Cache
 
-    /// Finishes `task` from the cache when its entry may be served; `false` sends it to the network.
-    private func serveFromCache(_ task: RequestTask, _ settings: CacheSettings) -> Bool {
-        switch cache.lookup(settings) {
+    /// Finishes `task` with what a lookup `found` when it may be served; `false` sends it to the network.
+    private func serve(_ task: RequestTask, _ settings: CacheSettings, _ found: ResponseCache.Lookup) -> Bool {
+        switch found {
         case .hit(let response):
             serveCached(task, response)
             return true
@@ -137,10 +150,14 @@ final class RequestPipeline: Sendable {
     /// offline mode never sends, so a request that does not cache fails `.cacheMiss(.disabled)`.
     private func serveOffline(_ task: RequestTask, _ settings: CacheSettings?) {
         guard let settings else { return finish(task, response: nil, error: .cacheMiss(.disabled)) }
-        switch cache.lookup(settings, allowingExpired: true) {
-        case .hit(let response): serveCached(task, response)
-        case .miss(let reason, _): finish(task, response: nil, error: .cacheMiss(reason))
+        let serve: @Sendable (ResponseCache.Lookup) -> Void = { [self] found in
+            switch found {
+            case .hit(let response): serveCached(task, response)
+            case .miss(let reason, _): finish(task, response: nil, error: .cacheMiss(reason))
+            }
         }
+        if let found = cache.lookupInMemory(settings, allowingExpired: true) { return serve(found) }
+        Self.cacheReader.async { [cache] in serve(cache.lookup(settings, allowingExpired: true)) }
     }
 
     /// Refreshes an expired entry in the background, once per entry at a time.
