@@ -37,7 +37,9 @@ struct OfflineModeTests {
         let started = clock.now
         let response = try await agent.response(request)
         let elapsed = clock.now - started
-        #expect(elapsed < timingBound(.milliseconds(10)), "took \(elapsed)")
+        // At once means without waiting for a connection to time out; the disk read itself
+        // happens on a thread of Errand's, and a busy machine may take a while to run it.
+        #expect(elapsed < timingBound(.seconds(5)), "took \(elapsed)")
         #expect(response.isStale)
         #expect(response.data == original.data)
 
