@@ -75,7 +75,8 @@ final class RequestPipeline: Sendable {
     }
 
     /// Where entries that are not in memory are read from disk.
-    private static let cacheReader = DispatchQueue(label: "errand.cache-reader", qos: .userInitiated, attributes: .concurrent)
+    private static let cacheReader = DispatchQueue(
+        label: "errand.cache-reader", qos: .userInitiated, attributes: .concurrent)
 
     /// Builds `task`'s request and queues it for the network.
     private func sendToNetwork(_ task: RequestTask, _ plan: RequestPlan) {

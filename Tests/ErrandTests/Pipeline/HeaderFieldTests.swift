@@ -25,7 +25,8 @@ struct HeaderFieldTests {
 
     @Test func aValueEndingInANewlineIsSentTrimmed() async throws {
         let fixture = try PipelineFixture()
-        let echo = try await fixture.makeAgent().response(Echo(headers: ["Authorization": "Bearer x\n", "X-Pad": " \tv "]))
+        let echo = try await fixture.makeAgent().response(
+            Echo(headers: ["Authorization": "Bearer x\n", "X-Pad": " \tv "]))
         let headers = try #require(echo.jsonObject as? [String: Any])["headers"] as? [String: String]
         #expect(headers?["Authorization"] == "Bearer x")
         #expect(headers?["X-Pad"] == "v")

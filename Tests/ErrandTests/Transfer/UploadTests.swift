@@ -131,7 +131,8 @@ struct UploadTests {
         agent.config.addInterceptor(DroppingFirstBytes())
         let echo = try await agent.response(
             UploadRequest(
-                url: "/post", headers: ["Content-Type": "text/plain"], uploadBody: .data(Data("skipped the rest ✓".utf8)))
+                url: "/post", headers: ["Content-Type": "text/plain"],
+                uploadBody: .data(Data("skipped the rest ✓".utf8)))
         ).object
         #expect(echo["data"] as? String == "the rest ✓")
     }

@@ -36,7 +36,8 @@ struct CurlTLSTests {
     @Test func urlSessionTransportNamesAnUntrustedCertificateAsCurlTransportDoes() async throws {
         let server = try await TLSTestServer.start()
         let probe = TransportProbe()
-        _ = probe.send(TransportRequest(url: try #require(URL(string: server.baseURL + "/hello"))), through: URLSessionTransport())
+        _ = probe.send(
+            TransportRequest(url: try #require(URL(string: server.baseURL + "/hello"))), through: URLSessionTransport())
         let outcome = await probe.completion()
         #expect(outcome.urlErrorCode == .serverCertificateUntrusted, "\(String(describing: outcome.error))")
         #expect(outcome.headCount == 0)
