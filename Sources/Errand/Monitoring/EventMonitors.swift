@@ -13,12 +13,16 @@ struct EventMonitors: Sendable {
         post { $0.requestDidStart(task) }
     }
 
+    // A drainable monitor (HARRecorder) makes its own event for these three, on this thread.
+
     func request(_ task: RequestTask, willSend request: TransportRequest) {
-        post { $0.request(task, willSend: request) }
+        let event: EventMonitorChannel.Event = { $0.request(task, willSend: request) }
+        for channel in channels { channel.post(channel.drainable?.willSendEvent(task, request) ?? event) }
     }
 
     func request(_ task: RequestTask, didReceive response: Response) {
-        post { $0.request(task, didReceive: response) }
+        let event: EventMonitorChannel.Event = { $0.request(task, didReceive: response) }
+        for channel in channels { channel.post(channel.drainable?.didReceiveEvent(task, response) ?? event) }
     }
 
     func request(_ task: RequestTask, didFailAttempt error: ErrandError, willRetry: Bool) {
@@ -26,7 +30,8 @@ struct EventMonitors: Sendable {
     }
 
     func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
-        post { $0.request(task, didFinish: result) }
+        let event: EventMonitorChannel.Event = { $0.request(task, didFinish: result) }
+        for channel in channels { channel.post(channel.drainable?.didFinishEvent(task, result) ?? event) }
     }
 
     func request(_ task: RequestTask, didServeFromCache response: Response) {

@@ -223,6 +223,26 @@ struct HARRecorderTests {
         #expect(entry.request.bodySize == 300)
     }
 
+    @Test func aMultipartUploadsTemporaryFileIsRecordedThoughItIsGoneWhenTheQueueGetsToIt() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder(maximumBodySize: 200)
+        // Delivered long after the request finished and its temporary body file was deleted.
+        fixture.config.addEventMonitor(
+            recorder, backlogLimit: EventMonitorChannel.defaultBacklogLimit, gatheringDelay: .milliseconds(300))
+        var request = HTTPBinRequest("/post", method: .post, arguments: ["title": "holiday"])
+        // Past MultipartFormData.inMemoryLimit: the body is encoded into a temporary file.
+        let big = Data(repeating: UInt8(ascii: "z"), count: MultipartFormData.inMemoryLimit + 1000)
+        request.constructingBody = { $0.append(big, name: "log", fileName: "log.txt") }
+        _ = try await fixture.makeAgent().response(request)
+        let entry = try #require(try await archive(of: recorder).log.entries.first)
+        let postData = try #require(entry.request.postData)
+        #expect(postData.comment?.contains("could not be read") != true, "\(postData.comment ?? "")")
+        #expect(postData.comment?.hasPrefix("Truncated from") == true)
+        let recorded = Data(base64Encoded: postData.text ?? "") ?? Data(postData.text?.utf8 ?? "".utf8)
+        #expect(String(decoding: recorded, as: UTF8.self).contains("name=\"title\""))
+        #expect(entry.request.bodySize > big.count)
+    }
+
     // MARK: Redaction
 
     @Test func theDefaultRedactionMasksAuthorizationAndCookies() async throws {
@@ -341,6 +361,75 @@ struct HARRecorderTests {
             guard case .fileSystem(let reason) = error as? ErrandError else { return false }
             return reason.contains(target.path)
         }
+    }
+
+    // MARK: Asking for the archive right after the requests
+
+    /// How a test reads the recording.
+    enum Reading: CaseIterable, Sendable {
+        case write, harData, entryCount
+    }
+
+    /// The entries' URLs, read the way `reading` says, right after the requests returned.
+    private func urlsRead(_ reading: Reading, from recorder: HARRecorder) throws -> [String] {
+        switch reading {
+        case .write:
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-\(UUID()).har")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try recorder.write(to: file)
+            return try JSONDecoder().decode(HTTPArchive.self, from: Data(contentsOf: file)).log.entries.map(
+                \.request.url)
+        case .harData:
+            return try urls(in: recorder)
+        case .entryCount:
+            let count = recorder.entryCount
+            return try Array(urls(in: recorder).prefix(count))
+        }
+    }
+
+    @Test(arguments: Reading.allCases)
+    func anArchiveReadRightAfterTheLastRequestHoldsEveryFinishedExchange(_ reading: Reading) async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        // A monitor a long way behind: its batch is delivered 300 ms after its first event.
+        fixture.config.addEventMonitor(
+            recorder, backlogLimit: EventMonitorChannel.defaultBacklogLimit, gatheringDelay: .milliseconds(300))
+        let agent = fixture.makeAgent()
+        for n in 1...4 { _ = try await agent.response(HTTPBinRequest("/get?n=\(n)")) }
+        let urls = try urlsRead(reading, from: recorder)
+        #expect(urls == (1...4).map { fixture.server.baseURL + "/get?n=\($0)" })
+    }
+
+    @Test func theREADMEsRecordThenWriteHoldsEveryRequest() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let agent = agent(recording: recorder)
+        for round in 1...5 {
+            for n in 1...4 { _ = try await agent.response(HTTPBinRequest("/get?round=\(round)&n=\(n)")) }
+            #expect(try urlsRead(.write, from: recorder).count == round * 4)
+        }
+    }
+
+    @Test func anotherMonitorMayReadTheRecordingFromItsOwnQueue() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        /// Reads the recording when a request finishes, on its own monitor queue.
+        final class Reader: EventMonitor {
+            let recorder: HARRecorder
+            let counts = Locked<[Int]>([])
+            init(_ recorder: HARRecorder) { self.recorder = recorder }
+            func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
+                let count = recorder.entryCount
+                counts.withLock { $0.append(count) }
+            }
+        }
+        let reader = Reader(recorder)
+        let agent = agent(recording: recorder)
+        fixture.config.addEventMonitor(reader)
+        for n in 1...3 { _ = try await agent.response(HTTPBinRequest("/get?n=\(n)")) }
+        try await eventually { reader.counts[\.self].count == 3 }
+        // The recorder was added first, so each request's didFinish was posted to it first.
+        #expect(reader.counts[\.self] == [1, 2, 3])
     }
 
     // MARK: Reading
