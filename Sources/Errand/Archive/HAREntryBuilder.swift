@@ -68,17 +68,22 @@ struct HAREntryBuilder: Sendable {
         }
         // The request's masked values, looked for everywhere else: a server may echo them.
         var secrets = requestSecrets(request)
-        let archivedRequest = archived(request, body: exchange.body, httpVersion: httpVersion, secrets: &secrets)
+        // URLs the request never held — a redirect's later hops, quoted in an error or a header —
+        // are masked too, and what they held looked for everywhere else as well.
+        let failure = exchange.error.map { redaction.maskingURLs(in: "\($0)", masked: &secrets) }
+        let response = exchange.response.map { maskingURLs(in: $0, masked: &secrets) }
+        var archivedRequest = archived(request, body: exchange.body, httpVersion: httpVersion, secrets: &secrets)
         let scrubber = HARScrubber(secrets)
-        if let error = exchange.error {
-            comments.append("Failed: \(scrubber.text("\(error)")).")
+        archivedRequest = Self.scrubbed(archivedRequest, by: scrubber)
+        if let failure {
+            comments.append("Failed: \(scrubber.text(failure)).")
         }
         return HTTPArchive.Entry(
             startedDateTime: exchange.startedAt.formatted(Self.dateStyle),
             time: [timings.dns, timings.connect, timings.send, timings.wait, timings.receive]
                 .compactMap { $0 }.filter { $0 >= 0 }.reduce(0, +),
             request: archivedRequest,
-            response: archived(exchange.response, httpVersion: httpVersion, scrubber: scrubber),
+            response: archived(response, httpVersion: httpVersion, scrubber: scrubber),
             cache: HTTPArchive.Cache(),
             timings: timings,
             serverIPAddress: exchange.metrics?.remoteAddress,
@@ -86,6 +91,57 @@ struct HAREntryBuilder: Sendable {
     }
 
     // MARK: Request and response
+
+    /// `response` with the URLs in its header fields and text body masked (see
+    /// ``Redaction/maskingURLs(in:masked:)``), the values taken out added to `secrets`.
+    private func maskingURLs(in response: Response, masked secrets: inout [String]) -> Response {
+        var headers = response.headers
+        for (name, value) in headers where !redaction.masksHeader(name) {
+            let masked = redaction.maskingURLs(in: value, masked: &secrets)
+            if masked != value { headers[name] = masked }
+        }
+        var data = response.data
+        // Only text can quote a URL; a body of another kind is scrubbed as bytes.
+        let mimeType = (response.value(forHeader: "Content-Type") ?? "").lowercased()
+        if Self.isTextual(mimeType), data.range(of: Data("://".utf8)) != nil,
+            let text = String(data: data, encoding: .utf8)
+        {
+            let masked = redaction.maskingURLs(in: text, masked: &secrets)
+            if masked != text { data = Data(masked.utf8) }
+        }
+        return Response(
+            statusCode: response.statusCode, headers: headers, data: data, isDataFromCache: response.isDataFromCache,
+            isStale: response.isStale, fileURL: response.fileURL)
+    }
+
+    /// `request` with every value of the exchange's masked found in its text replaced: the
+    /// credentials of a URL's user information may be in its path, a redirect's token in a header.
+    /// A base64 body was scrubbed as bytes before it was encoded.
+    private static func scrubbed(_ request: HTTPArchive.Request, by scrubber: HARScrubber) -> HTTPArchive.Request {
+        guard !scrubber.secrets.isEmpty else { return request }
+        var request = request
+        let scrub: (HTTPArchive.NameValue) -> HTTPArchive.NameValue = {
+            HTTPArchive.NameValue(name: $0.name, value: scrubber.text($0.value), comment: $0.comment)
+        }
+        request.url = scrubber.text(request.url)
+        request.headers = request.headers.map(scrub)
+        request.queryString = request.queryString.map(scrub)
+        request.cookies = request.cookies.map { cookie in
+            var cookie = cookie
+            cookie.value = scrubber.text(cookie.value)
+            return cookie
+        }
+        if var postData = request.postData {
+            if postData.encoding == nil { postData.text = postData.text.map(scrubber.text) }
+            postData.params = postData.params?.map { param in
+                var param = param
+                param.value = param.value.map(scrubber.text)
+                return param
+            }
+            request.postData = postData
+        }
+        return request
+    }
 
     private func archived(
         _ request: TransportRequest, body: SentBody, httpVersion: String, secrets: inout [String]
@@ -148,12 +204,13 @@ struct HAREntryBuilder: Sendable {
             content: content, redirectURL: location ?? "", headersSize: -1, bodySize: bodySize)
     }
 
-    /// Header fields sorted by name, masked values replaced; a `Location`'s URL masked as URLs are.
+    /// Header fields sorted by name, masked values replaced; URLs in the others (a `Location`,
+    /// a `Referer`, a `Link`) masked as URLs are.
     private func archived(_ headers: [String: String]) -> [HTTPArchive.NameValue] {
         headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
-            let masked = redaction.headerValue(name, value)
+            var ignored: [String] = []
             let shown =
-                name.equalsIgnoringASCIICase("Location") && masked == value ? redaction.url(string: value) : masked
+                redaction.masksHeader(name) ? Redaction.placeholder : redaction.maskingURLs(in: value, masked: &ignored)
             return HTTPArchive.NameValue(name: name, value: shown)
         }
     }
@@ -312,7 +369,8 @@ struct HAREntryBuilder: Sendable {
         return present.isEmpty ? nil : present.joined(separator: " ")
     }
 
-    /// The values the request's masked header fields, cookies, query items and password hold.
+    /// The values the request's masked header fields, cookies, query items and user information
+    /// hold, and those of URLs quoted in its other header fields.
     private func requestSecrets(_ request: TransportRequest) -> [String] {
         var secrets: [String] = []
         for (name, value) in request.headers where redaction.masksHeader(name) {
@@ -325,10 +383,11 @@ struct HAREntryBuilder: Sendable {
                 }
             }
         }
-        if let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
-            _ = redaction.formEncoded(query, masked: &secrets)
+        for (name, value) in request.headers where !redaction.masksHeader(name) {
+            _ = redaction.maskingURLs(in: value, masked: &secrets)
         }
-        if let password = request.url.password { secrets.append(password) }
+        // The user information, whole and as the Basic credentials built from it, and the query.
+        _ = redaction.url(string: request.url.absoluteString, masked: &secrets)
         return secrets
     }
 

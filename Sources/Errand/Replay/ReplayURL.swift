@@ -12,11 +12,15 @@ struct ReplayURL: Sendable {
     let query: [(name: String, value: String)]
 
     /// The URL in `text`, as recorded (a masked query value is `<redacted>`, not percent-encoded,
-    /// so the query is split off by hand); `nil` when it is not an absolute URL.
+    /// so the query is split off by hand; so may be masked user information, or a secret
+    /// scrubbed from the path); `nil` when it is not an absolute URL.
     init?(_ text: String) {
         let withoutFragment = text.prefix { $0 != "#" }
         let base = withoutFragment.prefix { $0 != "?" }
-        guard let url = URL(string: String(base)) else { return nil }
+        guard
+            let url = URL(string: String(base))
+                ?? URL(string: base.replacingOccurrences(of: Redaction.placeholder, with: Self.encodedPlaceholder))
+        else { return nil }
         self.init(url, query: withoutFragment.dropFirst(base.count + 1))
     }
 
@@ -41,6 +45,9 @@ struct ReplayURL: Sendable {
     func matches(_ actual: ReplayURL) -> Bool {
         location == actual.location && ReplayWildcard.fields(query, match: actual.query)
     }
+
+    private static let encodedPlaceholder =
+        Redaction.placeholder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
 
     private static let defaultPorts = ["http": 80, "https": 443, "ws": 80, "wss": 443]
 }

@@ -316,6 +316,127 @@ struct HARRecorderTests {
         }
     }
 
+    /// The recording as text, and each base64 body in it decoded: a secret must be in none of them.
+    private func texts(of recorder: HARRecorder) throws -> [String] {
+        let data = recorder.harData()
+        var texts = [String(decoding: data, as: UTF8.self)]
+        for entry in try JSONDecoder().decode(HTTPArchive.self, from: data).log.entries {
+            if entry.request.postData?.encoding == "base64", let text = entry.request.postData?.text {
+                texts.append(String(decoding: try #require(Data(base64Encoded: text)), as: UTF8.self))
+            }
+            if entry.response.content.encoding == "base64", let text = entry.response.content.text {
+                texts.append(String(decoding: try #require(Data(base64Encoded: text)), as: UTF8.self))
+            }
+        }
+        return texts
+    }
+
+    @Test func aRefusedRedirectChainsLastURLIsMaskedInTheComment() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder(redaction: .default.adding(queryItems: ["access_token"]))
+        // Each hop hands out a new access_token the first request never held.
+        let task = await agent(recording: recorder).finishedTask(
+            HTTPBinRequest("/fault/redirect-loop?n=0&mint=access_token"))
+        guard case .redirectRefused(let reason) = task.error else {
+            Issue.record("\(String(describing: task.error))")
+            return
+        }
+        #expect(reason.contains("access_token=minted-"))
+        let entry = try #require(try await archive(of: recorder).log.entries.first)
+        let comment = try #require(entry.comment)
+        #expect(comment.contains("access_token=\(Redactor.placeholder)"), "\(comment)")
+        for text in try texts(of: recorder) {
+            #expect(!text.contains("minted-"), "\(text)")
+        }
+    }
+
+    @Test func aMultipartFieldNamedByJSONFieldsIsMasked() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder(redaction: .default.adding(jsonFields: ["password"]))
+        var request = HTTPBinRequest(
+            "/post", method: .post,
+            arguments: ["user": "ann", "password": "hunter2-multipart", "account": ["password": "nested-multipart"]])
+        request.constructingBody = { $0.append(Data("a note".utf8), name: "note", fileName: "note.txt") }
+        let response = try await agent(recording: recorder).response(request)
+        #expect((response.object["form"] as? [String: Any])?["password"] as? String == "hunter2-multipart")
+        let entry = try #require(try await archive(of: recorder).log.entries.first)
+        let postData = try #require(entry.request.postData)
+        #expect(postData.mimeType.hasPrefix("multipart/form-data"))
+        let texts = try texts(of: recorder)
+        #expect(texts.count > 1, "the multipart body was recorded as base64")
+        let body = try #require(Data(base64Encoded: postData.text ?? ""))
+        let sent = String(decoding: body, as: UTF8.self)
+        #expect(sent.contains("name=\"user\"\r\n\r\nann\r\n") && sent.contains("a note"))
+        #expect(sent.contains("name=\"password\"\r\n\r\n\(Redactor.placeholder)\r\n"))
+        for text in texts {
+            #expect(!text.contains("hunter2-multipart") && !text.contains("nested-multipart"), "\(text)")
+        }
+    }
+
+    @Test func aTokenAsAURLsUserIsMaskedAndScrubbedWhereverItReappears() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let url = fixture.server.baseURL.replacingOccurrences(of: "://", with: "://tok3n-as-user@") + "/headers"
+        _ = try await agent(recording: recorder).response(HTTPBinRequest(url))
+        let entry = try #require(try await archive(of: recorder).log.entries.first)
+        #expect(entry.request.url.contains("://\(Redactor.placeholder)@"), "\(entry.request.url)")
+        let basic = Data("tok3n-as-user:".utf8).base64EncodedString()
+        for text in try texts(of: recorder) {
+            #expect(!text.contains("tok3n-as-user") && !text.contains(basic), "\(text)")
+        }
+    }
+
+    @Test func aURLsPasswordIsMaskedAndScrubbedFromTheAuthorizationBuiltFromIt() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let url =
+            fixture.server.baseURL.replacingOccurrences(of: "://", with: "://ann-user:pa55-secret@")
+            + "/basic-auth/ann-user/pa55-secret"
+        let agent = agent(recording: recorder)
+        _ = await agent.finishedTask(HTTPBinRequest(url))
+        _ = await agent.finishedTask(
+            HTTPBinRequest(
+                fixture.server.baseURL.replacingOccurrences(of: "://", with: "://ann-user:pa55-secret@") + "/headers"))
+        let entries = try await archive(of: recorder, entries: 2).log.entries
+        for entry in entries {
+            #expect(entry.request.url.contains("://\(Redactor.placeholder)@"), "\(entry.request.url)")
+        }
+        let basic = Data("ann-user:pa55-secret".utf8).base64EncodedString()
+        for text in try texts(of: recorder) {
+            for secret in ["pa55-secret", "ann-user", basic] {
+                #expect(!text.contains(secret), "\(secret) in \(text)")
+            }
+        }
+        // What was masked in the URLs still replays.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-\(UUID()).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try recorder.write(to: file)
+        #expect(try ReplayTransport(har: file).entryCount == 2)
+    }
+
+    @Test func urlsQuotedInTextAreMaskedWhereverTheyStand() {
+        defer { fixture.server.stop() }
+        let redaction = Redaction(queryItems: ["access_token"])
+        var masked: [String] = []
+        let json = #"{"next": "https://h/p?access_token=abc123&x=1", "quoted": "say \"/r?access_token=def456\""}"#
+        let maskedJSON = redaction.maskingURLs(in: json, masked: &masked)
+        #expect(
+            maskedJSON
+                == #"{"next": "https://h/p?access_token=<redacted>&x=1", "quoted": "say \"/r?access_token=<redacted>\""}"#
+        )
+        #expect((try? JSONSerialization.jsonObject(with: Data(maskedJSON.utf8))) != nil)
+        let error =
+            "https://h/a?n=16&access_token=ghi789 redirects again; ftp://us3r:pa55@h/f?x=1, mail ann@example.com"
+        #expect(
+            redaction.maskingURLs(in: error, masked: &masked)
+                == "https://h/a?n=16&access_token=<redacted> redirects again; ftp://<redacted>@h/f?x=1, mail ann@example.com"
+        )
+        for secret in ["abc123", "def456", "ghi789", "us3r", "pa55", Data("us3r:pa55".utf8).base64EncodedString()] {
+            #expect(masked.contains(secret), "\(secret)")
+        }
+        #expect(redaction.url(string: "http://tok3n@h/") == "http://<redacted>@h/")
+    }
+
     // MARK: Bounds and files
 
     @Test func pastTheEntryLimitTheOldestIsDropped() async throws {
