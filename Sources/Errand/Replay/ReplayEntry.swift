@@ -34,7 +34,7 @@ struct ReplayEntry: Sendable {
 
     /// Whether this entry answers a request for `method` and `url` with `body` (see
     /// ``ReplayBody/matches(_:)``), compared as `matching` says.
-    func matches(method: String, url: ReplayURL, body: Data?, matching: ReplayMatching) -> Bool {
+    func matches(method: String, url: ReplayURL, body: ReplayRequestBody?, matching: ReplayMatching) -> Bool {
         self.method == method && self.url.matches(url) && (matching == .methodAndURL || self.body.matches(body))
     }
 

@@ -31,15 +31,20 @@ final class ReplayIndex: Sendable {
     }
 
     /// The entry that answers a request, counted as having answered; `nil` when none matches.
-    /// `body` is as ``ReplayBody/matches(_:)`` takes it.
+    /// `body` is as ``ReplayBody/matches(_:)`` takes it. Entries are compared outside the lock:
+    /// comparing bodies may take a while, and an entry never changes once added.
     func answer(method: String, url: ReplayURL, body: Data?) -> ReplayEntry? {
-        state.withLock { state in
-            let matches = (state.byRoute[Self.route(method, url)] ?? []).filter {
-                state.entries[$0].matches(method: method, url: url, body: body, matching: matching)
-            }
-            guard let position = matches.first(where: { state.answerCounts[$0] == 0 }) ?? matches.last else {
-                return nil
-            }
+        let route = Self.route(method, url)
+        let candidates = state.withLock { state in
+            (state.byRoute[route] ?? []).map { (position: $0, entry: state.entries[$0]) }
+        }
+        let actual = body.map(ReplayRequestBody.init)
+        let matches = candidates.filter {
+            $0.entry.matches(method: method, url: url, body: actual, matching: matching)
+        }.map(\.position)
+        guard let last = matches.last else { return nil }
+        return state.withLock { state in
+            let position = matches.first { state.answerCounts[$0] == 0 } ?? last
             state.answerCounts[position] += 1
             return state.entries[position]
         }
