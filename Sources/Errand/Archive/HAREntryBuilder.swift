@@ -33,6 +33,9 @@ struct HAREntryBuilder: Sendable {
         var error: ErrandError?
         var metrics: TransportMetrics?
         var attemptCount: Int
+        /// The response body's whole size when `response` holds only its start (a recording cut
+        /// it); `nil` when it holds all of it.
+        var responseBodySize: Int?
     }
 
     /// The request's body, read now: a body file may be gone once the transport has sent it.
@@ -83,7 +86,9 @@ struct HAREntryBuilder: Sendable {
             time: [timings.dns, timings.connect, timings.send, timings.wait, timings.receive]
                 .compactMap { $0 }.filter { $0 >= 0 }.reduce(0, +),
             request: archivedRequest,
-            response: archived(response, httpVersion: httpVersion, scrubber: scrubber),
+            response: archived(
+                response, size: exchange.responseBodySize ?? exchange.response?.data.count, httpVersion: httpVersion,
+                scrubber: scrubber),
             cache: HTTPArchive.Cache(),
             timings: timings,
             serverIPAddress: exchange.metrics?.remoteAddress,
@@ -169,8 +174,11 @@ struct HAREntryBuilder: Sendable {
             postData: postData, headersSize: -1, bodySize: body.size)
     }
 
-    /// The response, or one with status `0` when none arrived, as browsers record a failure.
-    private func archived(_ response: Response?, httpVersion: String, scrubber: HARScrubber) -> HTTPArchive.Response {
+    /// The response, its body `size` bytes as received, or one with status `0` when none arrived,
+    /// as browsers record a failure.
+    private func archived(
+        _ response: Response?, size: Int?, httpVersion: String, scrubber: HARScrubber
+    ) -> HTTPArchive.Response {
         guard let response else {
             return HTTPArchive.Response(
                 status: 0, statusText: "", httpVersion: "", cookies: [], headers: [],
@@ -188,7 +196,7 @@ struct HAREntryBuilder: Sendable {
                 size: bodySize, mimeType: mimeType,
                 comment: "Downloaded to a file; the body was not recorded.")
         } else {
-            bodySize = response.data.count
+            bodySize = max(size ?? 0, response.data.count)
             var secrets = scrubber.secrets
             let recorded = recordedBody(
                 scrubber.data(response.data), size: bodySize, mimeType: mimeType, secrets: &secrets)

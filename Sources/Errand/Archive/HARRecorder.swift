@@ -52,7 +52,8 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
     ///   - redaction: What to mask. Default ``Redaction/default``: the credentials in
     ///     `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
     ///   - maximumBodySize: Bytes of each request and response body to record; a longer body is
-    ///     cut there, its comment saying so. Default 1 MiB.
+    ///     cut there, its comment saying so (``ReplayTransport`` then fails a request that entry
+    ///     would answer, rather than serve part of a response body). Default 1 MiB.
     ///   - maximumEntries: Entries to keep; past that the oldest is dropped. Default 1,000.
     public init(redaction: Redaction = .default, maximumBodySize: Int = 1 << 20, maximumEntries: Int = 1000) {
         builder = HAREntryBuilder(redaction: redaction, maximumBodySize: max(maximumBodySize, 0))

@@ -182,6 +182,76 @@ final class ReplayTransportTests {
         #expect(reason.contains(har.path))
     }
 
+    @Test func recordingIntoALargeFileAppendsEachExchangeRatherThanRewritingIt() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // A file that already holds 400 exchanges of 20 KB each.
+        let page = String(repeating: "0123456789", count: 2000)
+        let har = try file((0..<400).map { harEntry("http://api.test/page/\($0)", body: page) }, name: "large.har")
+        let recording = try ReplayTransport(har: har, onMissing: .record(via: CurlTransport(), into: har))
+        let agent = NetworkAgent(config: NetworkConfig(), transport: recording)
+        let count = 100
+        let start = ContinuousClock.now
+        for n in 0..<count {
+            _ = try await agent.response(HTTPBinRequest(server.baseURL + "/get?n=\(n)"))
+            // Every exchange is in the file, whole and valid, once its request returned.
+            if n == 0 || n == count / 2 {
+                #expect(try HTTPArchive(contentsOf: har).log.entries.count == 400 + n + 1)
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        // Rewriting the whole 8 MB file for each exchange took over 10 s here.
+        #expect(elapsed < .seconds(3), "\(elapsed) for \(count) exchanges")
+        let written = try HTTPArchive(contentsOf: har)
+        #expect(written.log.entries.count == 400 + count)
+        #expect(written.log.entries.last?.request.url == server.baseURL + "/get?n=\(count - 1)")
+        #expect(written.log.entries.first?.response.content.text == page)
+        server.stop()
+        let replay = try ReplayTransport(har: har)
+        #expect(replay.entryCount == 400 + count)
+        #expect(try await get(server.baseURL + "/get?n=7", from: replay).statusCode == 200)
+    }
+
+    @Test func aRecordingFileReplacedMeanwhileIsWrittenWholeAgain() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let har = directory.appendingPathComponent("replaced.har")
+        let recording = try ReplayTransport(har: har, onMissing: .record(via: CurlTransport(), into: har))
+        _ = try await get(server.baseURL + "/get?n=1", from: recording)
+        _ = try await get(server.baseURL + "/get?n=2", from: recording)
+        // Someone else writes the file: the next exchange does not land in the middle of theirs.
+        try Data(#"{"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": []}}"#.utf8)
+            .write(to: har)
+        _ = try await get(server.baseURL + "/get?n=3", from: recording)
+        let urls = try HTTPArchive(contentsOf: har).log.entries.map(\.request.url)
+        #expect(urls == (1...3).map { server.baseURL + "/get?n=\($0)" })
+    }
+
+    @Test func aBodyCutAtTheRecordingLimitSaysSoAndFailsToReplay() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let har = directory.appendingPathComponent("cut.har")
+        let url = server.baseURL + "/sse/endless?size=1048576"
+        let recording = try ReplayTransport(
+            har: har, matching: .methodAndURL, onMissing: .record(via: CurlTransport(), into: har),
+            recordedBodyLimit: 100_000)
+        // The live request gets the whole stream; the recording keeps its start.
+        #expect(try await get(url, from: recording).data.count == 1_048_576)
+        let content = try #require(try HTTPArchive(contentsOf: har).log.entries.first?.response.content)
+        #expect(content.size == 1_048_576)
+        #expect(content.comment == "Truncated from 1048576 bytes.")
+        #expect((content.text?.utf8.count ?? 0) <= 100_000)
+        server.stop()
+
+        let outcome = await send(
+            TransportRequest(url: try #require(URL(string: url))), to: try ReplayTransport(har: har))
+        guard case .failure(.decoding(let reason)) = outcome else {
+            Issue.record("a cut body was replayed as if whole: \(outcome)")
+            return
+        }
+        #expect(reason.contains("log.entries[0]") && reason.contains("Truncated from 1048576 bytes"), "\(reason)")
+    }
+
     @Test func passThroughSendsAMissToTheOtherTransport() async throws {
         let replay = try ReplayTransport(
             har: try file([harEntry("http://api.test/known", body: #"{"from":"har"}"#)]),
