@@ -34,8 +34,14 @@ struct HAREntryBuilder: Sendable {
         var metrics: TransportMetrics?
         var attemptCount: Int
         /// The response body's whole size when `response` holds only its start (a recording cut
-        /// it); `nil` when it holds all of it.
+        /// it), or a download's file size, taken when it finished; `nil` for the size of
+        /// `response.data`, or of the download's file now.
         var responseBodySize: Int?
+    }
+
+    /// The size of the file at `url`; `-1` when it cannot be known.
+    static func fileSize(_ url: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? -1
     }
 
     /// The request's body, read now: a body file may be gone once the transport has sent it.
@@ -47,7 +53,7 @@ struct HAREntryBuilder: Sendable {
                 note: "The body was streamed (BodyStream) as it was sent, so it was not recorded.")
         }
         guard let file = request.bodyFileURL else { return SentBody() }
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? -1
+        let size = Self.fileSize(file)
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
@@ -87,7 +93,10 @@ struct HAREntryBuilder: Sendable {
                 .compactMap { $0 }.filter { $0 >= 0 }.reduce(0, +),
             request: archivedRequest,
             response: archived(
-                response, size: exchange.responseBodySize ?? exchange.response?.data.count, httpVersion: httpVersion,
+                response,
+                size: exchange.responseBodySize
+                    ?? exchange.response.flatMap { $0.fileURL == nil ? $0.data.count : nil },
+                httpVersion: httpVersion,
                 scrubber: scrubber),
             cache: HTTPArchive.Cache(),
             timings: timings,
@@ -190,13 +199,12 @@ struct HAREntryBuilder: Sendable {
         let bodySize: Int
         if let file = response.fileURL {
             // A download may be gigabytes, and it is the caller's file: its size is what matters here.
-            bodySize =
-                (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? -1
+            bodySize = size ?? Self.fileSize(file)
             content = HTTPArchive.Content(
                 size: bodySize, mimeType: mimeType,
                 comment: "Downloaded to a file; the body was not recorded.")
         } else {
-            bodySize = max(size ?? 0, response.data.count)
+            bodySize = size ?? response.data.count
             var secrets = scrubber.secrets
             let recorded = recordedBody(
                 scrubber.data(response.data), size: bodySize, mimeType: mimeType, secrets: &secrets)

@@ -124,9 +124,11 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
         return { [self] _ in noteHead(of: task, at: now) }
     }
 
+    /// A download's file is measured now too: no I/O is done where the event is delivered.
     func didFinishEvent(_ task: RequestTask, _ result: Result<Response, ErrandError>) -> EventMonitorChannel.Event {
         let now = ContinuousClock.now
-        return { [self] _ in record(task, result, finishedAt: now) }
+        let download = ((try? result.get()) ?? task.response)?.fileURL.map(HAREntryBuilder.fileSize)
+        return { [self] _ in record(task, result, finishedAt: now, downloadSize: download) }
     }
 
     // MARK: EventMonitor
@@ -174,7 +176,8 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
     }
 
     private func record(
-        _ task: RequestTask, _ result: Result<Response, ErrandError>, finishedAt: ContinuousClock.Instant
+        _ task: RequestTask, _ result: Result<Response, ErrandError>, finishedAt: ContinuousClock.Instant,
+        downloadSize: Int? = nil
     ) {
         guard var exchange = state.withLock({ $0.inFlight.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
         switch result {
@@ -189,6 +192,7 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
         exchange.finishedAt = finishedAt
         exchange.metrics = task.metrics
         exchange.attemptCount = task.attemptCount
+        exchange.responseBodySize = downloadSize
         let entry = builder.entry(exchange)
         state.withLock { state in
             guard state.entries.count >= maximumEntries else { return state.entries.append(entry) }

@@ -26,13 +26,17 @@ extension Redaction {
     /// information: a relative one (`/next?token=…`) is masked too.
     func maskingURLs(in text: String, masked: inout [String]) -> String {
         let utf8 = text.utf8
-        guard utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }) else { return text }
+        // A query matters only when query items are masked; user information always does.
+        let matters: (UInt8) -> Bool =
+            queryItems.isEmpty
+            ? { $0 == UInt8(ascii: "@") } : { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }
+        guard utf8.contains(where: matters) else { return text }
         var output = ""
         var start = utf8.startIndex
         var index = start
         func take(upTo end: String.Index) {
             let token = text[start..<end]
-            let mayHoldSecrets = token.utf8.contains { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "@") }
+            let mayHoldSecrets = token.utf8.contains(where: matters)
             output += mayHoldSecrets ? url(string: String(token), masked: &masked) : String(token)
         }
         while index != utf8.endIndex {

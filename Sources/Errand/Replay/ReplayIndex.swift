@@ -9,6 +9,9 @@ final class ReplayIndex: Sendable {
         var entries: [ReplayEntry] = []
         /// Positions in `entries` by method and location, in recorded order.
         var byRoute: [String: [Int]] = [:]
+        /// Positions of entries whose location holds the placeholder (a secret scrubbed from the
+        /// path), which may match any route: compared with every request.
+        var wildcards: [Int] = []
         /// How many requests each entry answered.
         var answerCounts: [Int] = []
     }
@@ -24,7 +27,11 @@ final class ReplayIndex: Sendable {
     /// Adds an entry after the others.
     func append(_ entry: ReplayEntry) {
         state.withLock { state in
-            state.byRoute[Self.route(entry.method, entry.url), default: []].append(state.entries.count)
+            if entry.url.location.contains(ReplayWildcard.placeholder) {
+                state.wildcards.append(state.entries.count)
+            } else {
+                state.byRoute[Self.route(entry.method, entry.url), default: []].append(state.entries.count)
+            }
             state.entries.append(entry)
             state.answerCounts.append(0)
         }
@@ -36,7 +43,9 @@ final class ReplayIndex: Sendable {
     func answer(method: String, url: ReplayURL, body: Data?) -> ReplayEntry? {
         let route = Self.route(method, url)
         let candidates = state.withLock { state in
-            (state.byRoute[route] ?? []).map { (position: $0, entry: state.entries[$0]) }
+            let positions = state.byRoute[route] ?? []
+            let all = state.wildcards.isEmpty ? positions : (positions + state.wildcards).sorted()
+            return all.map { (position: $0, entry: state.entries[$0]) }
         }
         let actual = body.map(ReplayRequestBody.init)
         let matches = candidates.filter {

@@ -86,18 +86,19 @@ final class ReplayRecording: Sendable {
 
     /// On the writer: adds `entry` to the index and the file; the error when the file cannot be written.
     private func add(_ entry: HTTPArchive.Entry) -> ErrandError? {
-        let snapshot = archive.withLock { archive in
+        let position = archive.withLock { archive in
             archive.log.entries.append(entry)
-            return archive
+            return archive.log.entries.count - 1
         }
         // Errand's own entry always reads back; were it not to, the file still has it.
-        if let replayable = try? ReplayEntry(entry, at: snapshot.log.entries.count - 1, in: file.path) {
+        if let replayable = try? ReplayEntry(entry, at: position, in: file.path) {
             index.append(replayable)
         }
         var recordingFile = self.recordingFile[\.self]
         defer { self.recordingFile[\.self] = recordingFile }
         do throws(ErrandError) {
-            try recordingFile.append(entry, of: snapshot)
+            // The whole archive is copied only when the file must be written whole.
+            try recordingFile.append(entry) { archive[\.self] }
             return nil
         } catch {
             return error

@@ -31,11 +31,11 @@ struct ReplayRecordingFile: Sendable {
         self.url = url
     }
 
-    /// Adds `entry`, the last of `archive`, to the file: appended in place when the file is as
-    /// it was left, else written whole from `archive`.
+    /// Adds `entry` to the file: appended in place when the file is as it was left, else written
+    /// whole from `archive()`, the recording with `entry` last.
     ///
     /// - Throws: ``ErrandError/fileSystem(_:)`` naming the path and the reason.
-    mutating func append(_ entry: HTTPArchive.Entry, of archive: HTTPArchive) throws(ErrandError) {
+    mutating func append(_ entry: HTTPArchive.Entry, of archive: () -> HTTPArchive) throws(ErrandError) {
         if let layout, let identity = Self.identity(of: url), identity == (layout.size, layout.fileNumber) {
             do {
                 return try appendInPlace(entry, layout)
@@ -43,7 +43,7 @@ struct ReplayRecordingFile: Sendable {
                 // Written whole below, from what the recording holds.
             }
         }
-        try writeWhole(archive)
+        try writeWhole(archive())
     }
 
     private mutating func appendInPlace(_ entry: HTTPArchive.Entry, _ layout: Layout) throws {

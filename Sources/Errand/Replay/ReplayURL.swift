@@ -41,9 +41,13 @@ struct ReplayURL: Sendable {
         self.query = query.isEmpty ? [] : Redaction().formPairs(String(query), names: [])
     }
 
-    /// Whether `actual`, a request's URL, is this recorded one.
+    /// Whether `actual`, a request's URL, is this recorded one; a placeholder in the recorded
+    /// path (a secret scrubbed from it) stands for any text.
     func matches(_ actual: ReplayURL) -> Bool {
-        location == actual.location && ReplayWildcard.fields(query, match: actual.query)
+        (location == actual.location
+            || (location.contains(ReplayWildcard.placeholder)
+                && ReplayWildcard.text(location, matches: actual.location)))
+            && ReplayWildcard.fields(query, match: actual.query)
     }
 
     private static let encodedPlaceholder =

@@ -411,7 +411,11 @@ struct HARRecorderTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-\(UUID()).har")
         defer { try? FileManager.default.removeItem(at: file) }
         try recorder.write(to: file)
-        #expect(try ReplayTransport(har: file).entryCount == 2)
+        let replay = try ReplayTransport(har: file)
+        #expect(replay.entryCount == 2)
+        // The path the password was scrubbed from matches the request's.
+        let replayed = try await NetworkAgent(config: fixture.config, transport: replay).response(HTTPBinRequest(url))
+        #expect(replayed.statusCode == 200)
     }
 
     @Test func urlsQuotedInTextAreMaskedWhereverTheyStand() {
