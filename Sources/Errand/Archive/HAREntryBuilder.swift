@@ -96,6 +96,7 @@ struct HAREntryBuilder: Sendable {
                 response,
                 size: exchange.responseBodySize
                     ?? exchange.response.flatMap { $0.fileURL == nil ? $0.data.count : nil },
+                isPartial: (exchange.responseBodySize ?? 0) > (exchange.response?.data.count ?? 0),
                 httpVersion: httpVersion,
                 scrubber: scrubber),
             cache: HTTPArchive.Cache(),
@@ -163,7 +164,9 @@ struct HAREntryBuilder: Sendable {
         let mimeType = request.value(forHeader: "Content-Type") ?? ""
         var postData: HTTPArchive.PostData?
         if request.body != nil || request.bodyFileURL != nil || request.bodyStream != nil {
-            let recorded = recordedBody(body.bytes, size: body.size, mimeType: mimeType, secrets: &secrets)
+            let recorded = recordedBody(
+                body.bytes, size: body.size, isPartial: body.size > body.bytes.count, mimeType: mimeType,
+                secrets: &secrets)
             let params =
                 mimeType.lowercased().contains("x-www-form-urlencoded") && recorded.encoding == nil
                 ? recorded.text.map {
@@ -185,8 +188,9 @@ struct HAREntryBuilder: Sendable {
 
     /// The response, its body `size` bytes as received, or one with status `0` when none arrived,
     /// as browsers record a failure.
+    /// `isPartial` when `response.data` holds only the start of the body.
     private func archived(
-        _ response: Response?, size: Int?, httpVersion: String, scrubber: HARScrubber
+        _ response: Response?, size: Int?, isPartial: Bool, httpVersion: String, scrubber: HARScrubber
     ) -> HTTPArchive.Response {
         guard let response else {
             return HTTPArchive.Response(
@@ -207,7 +211,7 @@ struct HAREntryBuilder: Sendable {
             bodySize = size ?? response.data.count
             var secrets = scrubber.secrets
             let recorded = recordedBody(
-                scrubber.data(response.data), size: bodySize, mimeType: mimeType, secrets: &secrets)
+                response.data, size: bodySize, isPartial: isPartial, mimeType: mimeType, secrets: &secrets)
             content = HTTPArchive.Content(
                 size: bodySize, mimeType: mimeType, text: recorded.text, encoding: recorded.encoding,
                 comment: recorded.comment)
@@ -240,8 +244,12 @@ struct HAREntryBuilder: Sendable {
     }
 
     /// Masks, then truncates, then encodes: masking first, so what is cut or base64-encoded is
-    /// already masked.
-    private func recordedBody(_ bytes: Data, size: Int, mimeType: String, secrets: inout [String]) -> RecordedBody {
+    /// already masked. `bytes` are the body as received, `isPartial` when they are only its start
+    /// (a file read up to the maximum, a recording's cut): whether the body is cut is decided on
+    /// them, not on the masked bytes, which masking made shorter or longer.
+    private func recordedBody(
+        _ bytes: Data, size: Int, isPartial: Bool, mimeType: String, secrets: inout [String]
+    ) -> RecordedBody {
         guard !bytes.isEmpty else { return RecordedBody(text: size == 0 ? "" : nil) }
         guard let fieldsMasked = redaction.body(bytes, mimeType: mimeType, masked: &secrets) else {
             return RecordedBody(comment: "Not recorded: JSON that could not be parsed to mask its fields.")
@@ -250,9 +258,8 @@ struct HAREntryBuilder: Sendable {
         let masked = HARScrubber(secrets).data(fieldsMasked)
         let fullSize = max(size, bytes.count)
         let limit = max(maximumBodySize, 0)
-        var kept = masked.count > limit ? masked.prefix(limit) : masked
-        // A file's body was read only up to the limit: cut already.
-        let isCut = masked.count > limit || size > bytes.count
+        let isCut = isPartial || bytes.count > limit
+        var kept = isCut && masked.count > limit ? masked.prefix(limit) : masked
         let comment = isCut ? "\(Self.truncationNote) \(fullSize) bytes." : nil
         if Self.isTextual(mimeType) || (!kept.isEmpty && Self.isJSON(masked)) {
             // A cut may split a UTF-8 sequence, whose lead byte is at most three bytes back.
@@ -261,7 +268,7 @@ struct HAREntryBuilder: Sendable {
                 guard comment != nil, !kept.isEmpty else { break }
                 kept = kept.dropLast()
             }
-            kept = masked.count > limit ? masked.prefix(limit) : masked
+            kept = isCut && masked.count > limit ? masked.prefix(limit) : masked
         }
         return RecordedBody(text: kept.base64EncodedString(), encoding: "base64", comment: comment)
     }
