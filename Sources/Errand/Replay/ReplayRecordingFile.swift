@@ -94,7 +94,8 @@ struct ReplayRecordingFile: Sendable {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let text = (try? encoder.encode(entry)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         // JSON text holds no line break inside a string: each one starts a line of the entry.
-        return Data(("      " + text.replacingOccurrences(of: "\n", with: "\n      ")).utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        return Data(lines.map { $0.isEmpty ? "" : "      " + $0 }.joined(separator: "\n").utf8)
     }
 
     /// Where the empty `entries` array of an encoded archive starts (after `[`) and ends (at `]`).
