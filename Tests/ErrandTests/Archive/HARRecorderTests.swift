@@ -538,6 +538,39 @@ struct HARRecorderTests {
         }
     }
 
+    @Test func readingWhileManyRequestsRunLosesNoExchange() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let agent = agent(recording: recorder)
+        let count = 120
+        // Readers take in posted events on their own threads while the queue delivers others:
+        // an exchange whose didFinish were delivered before its willSend would be lost.
+        let reading = Task.detached {
+            var reads = 0
+            while !Task.isCancelled {
+                _ = recorder.entryCount
+                reads += 1
+                await Task.yield()
+            }
+            return reads
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<6 {
+                group.addTask {
+                    for n in stride(from: lane, to: count, by: 6) {
+                        _ = try await agent.response(HTTPBinRequest("/get?n=\(n)"))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        reading.cancel()
+        #expect(await reading.value > 0)
+        let urls = try urls(in: recorder)
+        #expect(urls.count == count)
+        #expect(Set(urls).count == count)
+    }
+
     @Test func anotherMonitorMayReadTheRecordingFromItsOwnQueue() async throws {
         defer { fixture.server.stop() }
         let recorder = HARRecorder()
