@@ -47,7 +47,6 @@ enum MonitorBenchmarks {
         let recorder = HARRecorder()
         live.config.addEventMonitor(recorder)
         _ = try await live.response(UserInfoRequest())
-        while recorder.entryCount == 0 { try await Task.sleep(for: .milliseconds(1)) }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-benchmark-\(UUID()).har")
         defer { try? FileManager.default.removeItem(at: file) }
         try recorder.write(to: file)

@@ -26,7 +26,7 @@ enum FaultRoutes {
         "invalid-utf8": invalidUTF8,
         "deep-json": deepJSON,
         "endless-body": endlessBody,
-        "redirect-loop": { _ in HTTPResponse(status: 302, headers: [HTTPHeader("Location", "/fault/redirect-loop")]) },
+        "redirect-loop": redirectLoop,
     ]
 
     private static func fault(_ context: RouteContext) -> HTTPResponse {
@@ -39,6 +39,27 @@ enum FaultRoutes {
         context.request.queryItems.last { $0.name == name }.flatMap { Int($0.value) }.flatMap {
             $0 >= minimum ? $0 : nil
         }
+    }
+
+    /// A 302 to itself. With `n=K`, to itself with `n=K+1` and the other query items kept; with
+    /// `mint=NAME` too, the next URL also carries `NAME=minted-<K+1>`, a value the client never
+    /// sent, as a sign-in server hands out a token in a redirect.
+    private static func redirectLoop(_ context: RouteContext) -> HTTPResponse {
+        guard let hop = number("n", in: context) else {
+            return HTTPResponse(status: 302, headers: [HTTPHeader("Location", "/fault/redirect-loop")])
+        }
+        let query = context.request.queryItems
+        let minted = query.last { $0.name == "mint" }?.value
+        var items = [(name: "n", value: "\(hop + 1)")] + query.filter { $0.name != "n" && $0.name != minted }
+        if let minted { items.append((minted, "minted-\(hop + 1)")) }
+        var allowed = CharacterSet.urlQueryAllowed
+        allowed.remove(charactersIn: "&=+")
+        let next = items.map { item in
+            [item.name, item.value].map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? "" }
+                .joined(separator: "=")
+        }
+        return HTTPResponse(
+            status: 302, headers: [HTTPHeader("Location", "/fault/redirect-loop?" + next.joined(separator: "&"))])
     }
 
     /// A head announcing 1,000,000 bytes, 64 KiB of them, a pause (`pause_ms`, default 100) so the

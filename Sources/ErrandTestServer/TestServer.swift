@@ -72,7 +72,8 @@ import Foundation
 ///   body that is not gzip; `many-headers`: 10,000 header fields (`count=N`) and
 ///   `{"headers": N}`; `invalid-utf8`: a JSON body labelled UTF-8 with bytes that are not;
 ///   `deep-json`: 100,000 nested arrays (`depth=N`); `endless-body`: a chunked body that never
-///   ends; `redirect-loop`: a 302 to itself. Endless faults stop when the client hangs up, at
+///   ends; `redirect-loop`: a 302 to itself (with `n=K`, to itself with `n=K+1` and the other
+///   query items kept; with `mint=NAME` too, adding `NAME=minted-<K+1>`). Endless faults stop when the client hangs up, at
 ///   ``stop()``, or after 30 seconds. The Basic-auth 401 is httpbin's own `/basic-auth/{user}/{passwd}`.
 ///
 /// Streaming endpoints — Server-Sent Events, JSON lines, an OpenAI-style chat completion — are

@@ -33,6 +33,15 @@ struct HAREntryBuilder: Sendable {
         var error: ErrandError?
         var metrics: TransportMetrics?
         var attemptCount: Int
+        /// The response body's whole size when `response` holds only its start (a recording cut
+        /// it), or a download's file size, taken when it finished; `nil` for the size of
+        /// `response.data`, or of the download's file now.
+        var responseBodySize: Int?
+    }
+
+    /// The size of the file at `url`; `-1` when it cannot be known.
+    static func fileSize(_ url: URL) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? -1
     }
 
     /// The request's body, read now: a body file may be gone once the transport has sent it.
@@ -44,7 +53,7 @@ struct HAREntryBuilder: Sendable {
                 note: "The body was streamed (BodyStream) as it was sent, so it was not recorded.")
         }
         guard let file = request.bodyFileURL else { return SentBody() }
-        let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? -1
+        let size = Self.fileSize(file)
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
@@ -68,17 +77,28 @@ struct HAREntryBuilder: Sendable {
         }
         // The request's masked values, looked for everywhere else: a server may echo them.
         var secrets = requestSecrets(request)
-        let archivedRequest = archived(request, body: exchange.body, httpVersion: httpVersion, secrets: &secrets)
+        // URLs the request never held — a redirect's later hops, quoted in an error or a header —
+        // are masked too, and what they held looked for everywhere else as well.
+        let failure = exchange.error.map { redaction.maskingURLs(in: "\($0)", masked: &secrets) }
+        let response = exchange.response.map { maskingURLs(in: $0, masked: &secrets) }
+        var archivedRequest = archived(request, body: exchange.body, httpVersion: httpVersion, secrets: &secrets)
         let scrubber = HARScrubber(secrets)
-        if let error = exchange.error {
-            comments.append("Failed: \(scrubber.text("\(error)")).")
+        archivedRequest = Self.scrubbed(archivedRequest, by: scrubber)
+        if let failure {
+            comments.append("Failed: \(scrubber.text(failure)).")
         }
         return HTTPArchive.Entry(
             startedDateTime: exchange.startedAt.formatted(Self.dateStyle),
             time: [timings.dns, timings.connect, timings.send, timings.wait, timings.receive]
                 .compactMap { $0 }.filter { $0 >= 0 }.reduce(0, +),
             request: archivedRequest,
-            response: archived(exchange.response, httpVersion: httpVersion, scrubber: scrubber),
+            response: archived(
+                response,
+                size: exchange.responseBodySize
+                    ?? exchange.response.flatMap { $0.fileURL == nil ? $0.data.count : nil },
+                isPartial: (exchange.responseBodySize ?? 0) > (exchange.response?.data.count ?? 0),
+                httpVersion: httpVersion,
+                scrubber: scrubber),
             cache: HTTPArchive.Cache(),
             timings: timings,
             serverIPAddress: exchange.metrics?.remoteAddress,
@@ -87,13 +107,66 @@ struct HAREntryBuilder: Sendable {
 
     // MARK: Request and response
 
+    /// `response` with the URLs in its header fields and text body masked (see
+    /// ``Redaction/maskingURLs(in:masked:)``), the values taken out added to `secrets`.
+    private func maskingURLs(in response: Response, masked secrets: inout [String]) -> Response {
+        var headers = response.headers
+        for (name, value) in headers where !redaction.masksHeader(name) {
+            let masked = redaction.maskingURLs(in: value, masked: &secrets)
+            if masked != value { headers[name] = masked }
+        }
+        var data = response.data
+        // Only text can quote a URL; a body of another kind is scrubbed as bytes.
+        let mimeType = (response.value(forHeader: "Content-Type") ?? "").lowercased()
+        if Self.isTextual(mimeType), data.range(of: Data("://".utf8)) != nil,
+            let text = String(data: data, encoding: .utf8)
+        {
+            let masked = redaction.maskingURLs(in: text, masked: &secrets)
+            if masked != text { data = Data(masked.utf8) }
+        }
+        return Response(
+            statusCode: response.statusCode, headers: headers, data: data, isDataFromCache: response.isDataFromCache,
+            isStale: response.isStale, fileURL: response.fileURL)
+    }
+
+    /// `request` with every value of the exchange's masked found in its text replaced: the
+    /// credentials of a URL's user information may be in its path, a redirect's token in a header.
+    /// A base64 body was scrubbed as bytes before it was encoded.
+    private static func scrubbed(_ request: HTTPArchive.Request, by scrubber: HARScrubber) -> HTTPArchive.Request {
+        guard !scrubber.secrets.isEmpty else { return request }
+        var request = request
+        let scrub: (HTTPArchive.NameValue) -> HTTPArchive.NameValue = {
+            HTTPArchive.NameValue(name: $0.name, value: scrubber.text($0.value), comment: $0.comment)
+        }
+        request.url = scrubber.text(request.url)
+        request.headers = request.headers.map(scrub)
+        request.queryString = request.queryString.map(scrub)
+        request.cookies = request.cookies.map { cookie in
+            var cookie = cookie
+            cookie.value = scrubber.text(cookie.value)
+            return cookie
+        }
+        if var postData = request.postData {
+            if postData.encoding == nil { postData.text = postData.text.map(scrubber.text) }
+            postData.params = postData.params?.map { param in
+                var param = param
+                param.value = param.value.map(scrubber.text)
+                return param
+            }
+            request.postData = postData
+        }
+        return request
+    }
+
     private func archived(
         _ request: TransportRequest, body: SentBody, httpVersion: String, secrets: inout [String]
     ) -> HTTPArchive.Request {
         let mimeType = request.value(forHeader: "Content-Type") ?? ""
         var postData: HTTPArchive.PostData?
         if request.body != nil || request.bodyFileURL != nil || request.bodyStream != nil {
-            let recorded = recordedBody(body.bytes, size: body.size, mimeType: mimeType, secrets: &secrets)
+            let recorded = recordedBody(
+                body.bytes, size: body.size, isPartial: body.size > body.bytes.count, mimeType: mimeType,
+                secrets: &secrets)
             let params =
                 mimeType.lowercased().contains("x-www-form-urlencoded") && recorded.encoding == nil
                 ? recorded.text.map {
@@ -113,8 +186,12 @@ struct HAREntryBuilder: Sendable {
             postData: postData, headersSize: -1, bodySize: body.size)
     }
 
-    /// The response, or one with status `0` when none arrived, as browsers record a failure.
-    private func archived(_ response: Response?, httpVersion: String, scrubber: HARScrubber) -> HTTPArchive.Response {
+    /// The response, its body `size` bytes as received, or one with status `0` when none arrived,
+    /// as browsers record a failure.
+    /// `isPartial` when `response.data` holds only the start of the body.
+    private func archived(
+        _ response: Response?, size: Int?, isPartial: Bool, httpVersion: String, scrubber: HARScrubber
+    ) -> HTTPArchive.Response {
         guard let response else {
             return HTTPArchive.Response(
                 status: 0, statusText: "", httpVersion: "", cookies: [], headers: [],
@@ -126,16 +203,15 @@ struct HAREntryBuilder: Sendable {
         let bodySize: Int
         if let file = response.fileURL {
             // A download may be gigabytes, and it is the caller's file: its size is what matters here.
-            bodySize =
-                (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? -1
+            bodySize = size ?? Self.fileSize(file)
             content = HTTPArchive.Content(
                 size: bodySize, mimeType: mimeType,
                 comment: "Downloaded to a file; the body was not recorded.")
         } else {
-            bodySize = response.data.count
+            bodySize = size ?? response.data.count
             var secrets = scrubber.secrets
             let recorded = recordedBody(
-                scrubber.data(response.data), size: bodySize, mimeType: mimeType, secrets: &secrets)
+                response.data, size: bodySize, isPartial: isPartial, mimeType: mimeType, secrets: &secrets)
             content = HTTPArchive.Content(
                 size: bodySize, mimeType: mimeType, text: recorded.text, encoding: recorded.encoding,
                 comment: recorded.comment)
@@ -148,12 +224,13 @@ struct HAREntryBuilder: Sendable {
             content: content, redirectURL: location ?? "", headersSize: -1, bodySize: bodySize)
     }
 
-    /// Header fields sorted by name, masked values replaced; a `Location`'s URL masked as URLs are.
+    /// Header fields sorted by name, masked values replaced; URLs in the others (a `Location`,
+    /// a `Referer`, a `Link`) masked as URLs are.
     private func archived(_ headers: [String: String]) -> [HTTPArchive.NameValue] {
         headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
-            let masked = redaction.headerValue(name, value)
+            var ignored: [String] = []
             let shown =
-                name.equalsIgnoringASCIICase("Location") && masked == value ? redaction.url(string: value) : masked
+                redaction.masksHeader(name) ? Redaction.placeholder : redaction.maskingURLs(in: value, masked: &ignored)
             return HTTPArchive.NameValue(name: name, value: shown)
         }
     }
@@ -167,8 +244,12 @@ struct HAREntryBuilder: Sendable {
     }
 
     /// Masks, then truncates, then encodes: masking first, so what is cut or base64-encoded is
-    /// already masked.
-    private func recordedBody(_ bytes: Data, size: Int, mimeType: String, secrets: inout [String]) -> RecordedBody {
+    /// already masked. `bytes` are the body as received, `isPartial` when they are only its start
+    /// (a file read up to the maximum, a recording's cut): whether the body is cut is decided on
+    /// them, not on the masked bytes, which masking made shorter or longer.
+    private func recordedBody(
+        _ bytes: Data, size: Int, isPartial: Bool, mimeType: String, secrets: inout [String]
+    ) -> RecordedBody {
         guard !bytes.isEmpty else { return RecordedBody(text: size == 0 ? "" : nil) }
         guard let fieldsMasked = redaction.body(bytes, mimeType: mimeType, masked: &secrets) else {
             return RecordedBody(comment: "Not recorded: JSON that could not be parsed to mask its fields.")
@@ -177,9 +258,8 @@ struct HAREntryBuilder: Sendable {
         let masked = HARScrubber(secrets).data(fieldsMasked)
         let fullSize = max(size, bytes.count)
         let limit = max(maximumBodySize, 0)
-        var kept = masked.count > limit ? masked.prefix(limit) : masked
-        // A file's body was read only up to the limit: cut already.
-        let isCut = masked.count > limit || size > bytes.count
+        let isCut = isPartial || bytes.count > limit
+        var kept = isCut && masked.count > limit ? masked.prefix(limit) : masked
         let comment = isCut ? "\(Self.truncationNote) \(fullSize) bytes." : nil
         if Self.isTextual(mimeType) || (!kept.isEmpty && Self.isJSON(masked)) {
             // A cut may split a UTF-8 sequence, whose lead byte is at most three bytes back.
@@ -188,7 +268,7 @@ struct HAREntryBuilder: Sendable {
                 guard comment != nil, !kept.isEmpty else { break }
                 kept = kept.dropLast()
             }
-            kept = masked.count > limit ? masked.prefix(limit) : masked
+            kept = isCut && masked.count > limit ? masked.prefix(limit) : masked
         }
         return RecordedBody(text: kept.base64EncodedString(), encoding: "base64", comment: comment)
     }
@@ -312,7 +392,8 @@ struct HAREntryBuilder: Sendable {
         return present.isEmpty ? nil : present.joined(separator: " ")
     }
 
-    /// The values the request's masked header fields, cookies, query items and password hold.
+    /// The values the request's masked header fields, cookies, query items and user information
+    /// hold, and those of URLs quoted in its other header fields.
     private func requestSecrets(_ request: TransportRequest) -> [String] {
         var secrets: [String] = []
         for (name, value) in request.headers where redaction.masksHeader(name) {
@@ -325,10 +406,11 @@ struct HAREntryBuilder: Sendable {
                 }
             }
         }
-        if let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
-            _ = redaction.formEncoded(query, masked: &secrets)
+        for (name, value) in request.headers where !redaction.masksHeader(name) {
+            _ = redaction.maskingURLs(in: value, masked: &secrets)
         }
-        if let password = request.url.password { secrets.append(password) }
+        // The user information, whole and as the Basic credentials built from it, and the query.
+        _ = redaction.url(string: request.url.absoluteString, masked: &secrets)
         return secrets
     }
 

@@ -19,12 +19,15 @@ import Foundation
 /// when it happened. Timings come from ``RequestTask/metrics`` when the transport reports them
 /// (``CurlTransport``); otherwise only the wait and receive phases, as the recorder saw them.
 ///
+/// ``write(to:)``, ``harData()`` and ``entryCount`` hold every request that finished before they
+/// were called, so the file can be written right after the last `await`.
+///
 /// What ``Redaction`` names is masked before anything is kept. Bodies are recorded as text when
 /// they are text or JSON, else base64, up to `maximumBodySize` bytes each; a download's body is
 /// in its file and not recorded, nor is a body streamed from a ``BodyStream``. The recorder keeps
 /// the newest `maximumEntries`, dropping the oldest past that. It may be shared by several
 /// configurations and read from any thread.
-public final class HARRecorder: EventMonitor {
+public final class HARRecorder: EventMonitor, DrainableMonitor {
     private struct State {
         /// Sent and not yet finished, by task.
         var inFlight: [ObjectIdentifier: HAREntryBuilder.Exchange] = [:]
@@ -36,6 +39,8 @@ public final class HARRecorder: EventMonitor {
     private let builder: HAREntryBuilder
     private let maximumEntries: Int
     private let state = Locked(State())
+    /// The channels that deliver to it, one per configuration it was added to.
+    private let channels = Locked<[WeakChannel]>([])
 
     /// Tasks in flight remembered at most: a monitor that missed `didFinish` events (too far
     /// behind) must not keep their requests forever.
@@ -47,22 +52,34 @@ public final class HARRecorder: EventMonitor {
     ///   - redaction: What to mask. Default ``Redaction/default``: the credentials in
     ///     `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`.
     ///   - maximumBodySize: Bytes of each request and response body to record; a longer body is
-    ///     cut there, its comment saying so. Default 1 MiB.
+    ///     cut there, its comment saying so (``ReplayTransport`` then fails a request that entry
+    ///     would answer, rather than serve part of a response body). Default 1 MiB.
     ///   - maximumEntries: Entries to keep; past that the oldest is dropped. Default 1,000.
     public init(redaction: Redaction = .default, maximumBodySize: Int = 1 << 20, maximumEntries: Int = 1000) {
         builder = HAREntryBuilder(redaction: redaction, maximumBodySize: max(maximumBodySize, 0))
         self.maximumEntries = max(maximumEntries, 1)
     }
 
-    /// How many entries the recording holds now.
-    public var entryCount: Int { state.withLock { $0.entries.count } }
+    /// How many entries the recording holds now: every request that finished before this is
+    /// asked is counted (see ``harData()``).
+    public var entryCount: Int {
+        deliverPostedEvents()
+        return state.withLock { $0.entries.count }
+    }
 
     /// The recording as a HAR 1.2 file, pretty-printed with sorted keys, entries oldest first.
+    ///
+    /// It holds every request that finished before this is called — once `await
+    /// agent.response(…)` returned, or its callback ran — though the recorder's queue may not
+    /// have delivered their last events yet: the events already posted to it are taken in first,
+    /// on the calling thread. That is the recorder's own work on them, no I/O and no waiting on
+    /// the network, so it is safe from `async` code and from another monitor's events.
     public func harData() -> Data {
         archive().encoded()
     }
 
-    /// Writes ``harData()`` to `url`, replacing the file atomically: a reader never sees half of it.
+    /// Writes ``harData()`` to `url`, replacing the file atomically: a reader never sees half of
+    /// it. Like ``harData()``, the file holds every request that finished before this call.
     ///
     /// - Throws: ``ErrandError/fileSystem(_:)`` naming the path and the reason when it cannot be written.
     public func write(to url: URL) throws(ErrandError) {
@@ -70,17 +87,64 @@ public final class HARRecorder: EventMonitor {
     }
 
     private func archive() -> HTTPArchive {
+        deliverPostedEvents()
         let entries = state.withLock { $0.entries[$0.oldest...] + $0.entries[..<$0.oldest] }
         return HTTPArchive(entries: Array(entries))
     }
 
-    // MARK: EventMonitor
+    /// Takes in the events posted to the recorder and not yet delivered, from every channel.
+    private func deliverPostedEvents() {
+        let live = channels.withLock { channels in
+            channels.removeAll { $0.channel == nil }
+            return channels.compactMap(\.channel)
+        }
+        for channel in live { channel.deliverPosted() }
+    }
 
-    /// Remembers the attempt going out, its body read now: a body file may be gone once sent.
-    public func request(_ task: RequestTask, willSend request: TransportRequest) {
+    // MARK: DrainableMonitor
+
+    func attach(_ channel: EventMonitorChannel) {
+        channels.withLock { channels in
+            channels.removeAll { $0.channel == nil }
+            channels.append(WeakChannel(channel: channel))
+        }
+    }
+
+    /// The body is read here, as the request goes out: a body file is deleted when the task
+    /// finishes, which may be before the recorder's queue delivers the event.
+    func willSendEvent(_ task: RequestTask, _ request: TransportRequest) -> EventMonitorChannel.Event {
         let exchange = HAREntryBuilder.Exchange(
             request: request, body: builder.sentBody(of: request), startedAt: Date(), sentAt: .now, finishedAt: .now,
             attemptCount: 1)
+        return { [self] _ in remember(exchange, of: task) }
+    }
+
+    func didReceiveEvent(_ task: RequestTask, _ response: Response) -> EventMonitorChannel.Event {
+        let now = ContinuousClock.now
+        return { [self] _ in noteHead(of: task, at: now) }
+    }
+
+    /// A download's file is measured now too: no I/O is done where the event is delivered.
+    func didFinishEvent(_ task: RequestTask, _ result: Result<Response, ErrandError>) -> EventMonitorChannel.Event {
+        let now = ContinuousClock.now
+        let download = ((try? result.get()) ?? task.response)?.fileURL.map(HAREntryBuilder.fileSize)
+        return { [self] _ in record(task, result, finishedAt: now, downloadSize: download) }
+    }
+
+    // MARK: EventMonitor
+
+    /// Remembers the attempt going out, its body read now. The requests of a configuration the
+    /// recorder was added to do not come here: their bodies are read as they go out, before the
+    /// event is queued, for a body file may be gone by the time it is delivered.
+    public func request(_ task: RequestTask, willSend request: TransportRequest) {
+        remember(
+            HAREntryBuilder.Exchange(
+                request: request, body: builder.sentBody(of: request), startedAt: Date(), sentAt: .now,
+                finishedAt: .now, attemptCount: 1),
+            of: task)
+    }
+
+    private func remember(_ exchange: HAREntryBuilder.Exchange, of task: RequestTask) {
         state.withLock { state in
             if state.inFlight.count >= Self.inFlightLimit, state.inFlight[ObjectIdentifier(task)] == nil,
                 let stalest = state.inFlight.min(by: { $0.value.sentAt < $1.value.sentAt })
@@ -93,8 +157,11 @@ public final class HARRecorder: EventMonitor {
 
     /// Notes when the head arrived, for the wait phase when the transport reports no metrics.
     public func request(_ task: RequestTask, didReceive response: Response) {
-        let now = ContinuousClock.now
-        state.withLock { $0.inFlight[ObjectIdentifier(task)]?.headAt = now }
+        noteHead(of: task, at: .now)
+    }
+
+    private func noteHead(of task: RequestTask, at time: ContinuousClock.Instant) {
+        state.withLock { $0.inFlight[ObjectIdentifier(task)]?.headAt = time }
     }
 
     /// Forgets the task: its response came from the cache, not the network (see the type's
@@ -105,7 +172,13 @@ public final class HARRecorder: EventMonitor {
 
     /// Records the task's last exchange, if it sent one.
     public func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
-        let finishedAt = ContinuousClock.now
+        record(task, result, finishedAt: .now)
+    }
+
+    private func record(
+        _ task: RequestTask, _ result: Result<Response, ErrandError>, finishedAt: ContinuousClock.Instant,
+        downloadSize: Int? = nil
+    ) {
         guard var exchange = state.withLock({ $0.inFlight.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
         switch result {
         case .success(let response):
@@ -119,6 +192,7 @@ public final class HARRecorder: EventMonitor {
         exchange.finishedAt = finishedAt
         exchange.metrics = task.metrics
         exchange.attemptCount = task.attemptCount
+        exchange.responseBodySize = downloadSize
         let entry = builder.entry(exchange)
         state.withLock { state in
             guard state.entries.count >= maximumEntries else { return state.entries.append(entry) }

@@ -6,17 +6,25 @@ import Foundation
 ///
 /// Header names match case-insensitively; query item and JSON field names match exactly, as
 /// their protocols compare them. JSON field names match at any depth; both query item and JSON
-/// field names mask the fields of form-encoded bodies (`a=1&token=x`), for one request's
-/// `arguments` go out as either. A masked value reaches the file in
-/// neither plain nor base64 text. Equality compares the sets as given.
+/// field names mask the fields of form-encoded bodies (`a=1&token=x`) and the parts of
+/// `multipart/form-data` bodies, for one request's `arguments` go out as any of these — a JSON
+/// field's name also as the innermost key of a nested argument (`account[password]`).
+///
+/// A URL's user information (`https://user:password@host/`, `https://token@host/`) is always
+/// masked whole. Every URL written anywhere in an entry — the request's, a `Location`, one quoted
+/// in an error such as the last hop of a refused redirect chain — has its masked query items
+/// masked. A value masked anywhere is then looked for everywhere else and replaced there too —
+/// a server echoing it, the `Basic` credentials a client built from a URL's password — so a
+/// masked value reaches the file in neither plain nor base64 text. Equality compares the sets as given.
 public struct Redaction: Sendable, Equatable {
     /// Header fields whose values are masked, matched case-insensitively; `Cookie` and
     /// `Set-Cookie` mask the recorded cookies' values too. Default empty.
     public var headers: Set<String>
-    /// Query items whose values are masked, in URLs and in form-encoded bodies. Default empty.
+    /// Query items whose values are masked, in URLs and in form-encoded and multipart bodies.
+    /// Default empty.
     public var queryItems: Set<String>
     /// JSON object fields whose values are masked wherever they occur in a JSON body, and fields
-    /// of form-encoded bodies. Default empty.
+    /// of form-encoded and multipart bodies. Default empty.
     public var jsonFields: Set<String>
 
     /// Creates a redaction masking exactly the names given; each set is empty by default, which
@@ -60,25 +68,16 @@ extension Redaction {
         masksHeader(name) ? Self.placeholder : value
     }
 
-    /// `url` with its password and masked query items' values replaced.
+    /// `url` with its user information and masked query items' values replaced.
     func url(_ url: URL) -> String {
         self.url(string: url.absoluteString)
     }
 
-    /// A URL, absolute or relative (a `Location` value), with its password and masked query
-    /// items' values replaced.
+    /// A URL, absolute or relative (a `Location` value), with its user information and masked
+    /// query items' values replaced (see ``url(string:masked:)``).
     func url(string: String) -> String {
-        var text = string
-        // Only a URL with user information can hold a password; parsing it costs microseconds.
-        if string.contains("@"), var components = URLComponents(string: string), components.password != nil {
-            components.password = "redacted"
-            text = components.string ?? Self.placeholder
-        }
-        // The query is edited as text: URLComponents rejects a placeholder that is not percent-encoded.
-        guard let queryStart = text.firstIndex(of: "?") else { return text }
-        let queryEnd = text[queryStart...].firstIndex(of: "#") ?? text.endIndex
-        let query = String(text[text.index(after: queryStart)..<queryEnd])
-        return text[...queryStart] + formEncoded(query) + text[queryEnd...]
+        var masked: [String] = []
+        return url(string: string, masked: &masked)
     }
 
     /// Query items as name and value pairs, masked values replaced.
@@ -91,24 +90,32 @@ extension Redaction {
     var bodyFieldNames: Set<String> { queryItems.union(jsonFields) }
 
     /// The decoded pairs of form-encoded text (`a=1&b=2`), the values of `names` (default the
-    /// query items) replaced.
+    /// query items) replaced, or, for a body's fields (`names` ``bodyFieldNames``), of the names
+    /// ``masksBodyField(_:)`` masks.
     func formPairs(_ text: String, names: Set<String>? = nil) -> [(name: String, value: String)] {
-        let names = names ?? queryItems
+        let masks = masking(names)
         return text.split(separator: "&").map { pair in
             let name = Self.formDecoded(pair.prefix { $0 != "=" })
             let value = pair.firstIndex(of: "=").map { Self.formDecoded(pair[pair.index(after: $0)...]) } ?? ""
-            return (name, names.contains(name) ? Self.placeholder : value)
+            return (name, masks(name) ? Self.placeholder : value)
         }
+    }
+
+    /// Whether a field name is masked, given the names a caller passed.
+    private func masking(_ names: Set<String>?) -> (String) -> Bool {
+        guard let names else { return { queryItems.contains($0) } }
+        if names == bodyFieldNames, !jsonFields.isEmpty { return { masksBodyField($0) } }
+        return { names.contains($0) }
     }
 
     /// Form-encoded text with the values of `names` (default the query items) replaced and
     /// everything else left as it was sent; the values masked, as sent and decoded, are added to `masked`.
     func formEncoded(_ text: String, masked: inout [String], names: Set<String>? = nil) -> String {
-        let names = names ?? queryItems
-        guard !names.isEmpty else { return text }
+        guard !(names ?? queryItems).isEmpty else { return text }
+        let masks = masking(names)
         return text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             let name = pair.prefix { $0 != "=" }
-            guard names.contains(Self.formDecoded(name)), name.count < pair.count else { return String(pair) }
+            guard masks(Self.formDecoded(name)), name.count < pair.count else { return String(pair) }
             let value = pair.dropFirst(name.count + 1)
             masked += [String(value), Self.formDecoded(value)]
             return "\(name)=\(Self.placeholder)"
@@ -121,12 +128,16 @@ extension Redaction {
         return formEncoded(text, masked: &masked)
     }
 
-    /// A body with masked values replaced: JSON fields in JSON, query items in form-encoded text;
+    /// A body with masked values replaced: JSON fields in JSON, query items and JSON fields in
+    /// form-encoded text and in the parts of a `multipart/form-data` body;
     /// the values masked are added to `masked`, so they can be looked for elsewhere — a server
     /// echoing the request quotes them where no field name says so. `nil` when the body holds
     /// JSON that cannot be parsed and names a masked field: it cannot be recorded safely.
     func body(_ data: Data, mimeType: String, masked: inout [String]) -> Data? {
         let type = mimeType.lowercased()
+        if !bodyFieldNames.isEmpty, let boundary = Self.multipartBoundary(of: mimeType) {
+            return multipartBody(data, boundary: boundary, masked: &masked)
+        }
         if type.contains("x-www-form-urlencoded"), !bodyFieldNames.isEmpty,
             let text = String(data: data, encoding: .utf8)
         {

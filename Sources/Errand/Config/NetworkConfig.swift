@@ -114,9 +114,14 @@ public final class NetworkConfig: Sendable {
         addEventMonitor(monitor, backlogLimit: EventMonitorChannel.defaultBacklogLimit)
     }
 
-    /// Adds `monitor`, dropping its events past `backlogLimit` behind: tests use a small limit.
-    func addEventMonitor(_ monitor: any EventMonitor, backlogLimit: Int) {
-        let channel = EventMonitorChannel(monitor, backlogLimit: backlogLimit, dropped: droppedMonitorEvents)
+    /// Adds `monitor`, dropping its events past `backlogLimit` behind and delivering each batch
+    /// `gatheringDelay` after its first event: tests use a small limit, or a long delay.
+    func addEventMonitor(
+        _ monitor: any EventMonitor, backlogLimit: Int,
+        gatheringDelay: DispatchTimeInterval = EventMonitorChannel.gatheringDelay
+    ) {
+        let channel = EventMonitorChannel(
+            monitor, backlogLimit: backlogLimit, gatheringDelay: gatheringDelay, dropped: droppedMonitorEvents)
         state.withLock { $0.eventMonitors.append(channel) }
     }
 

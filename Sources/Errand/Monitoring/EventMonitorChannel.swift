@@ -9,6 +9,10 @@ import Dispatch
 /// monitor whose backlog holds ``backlogLimit`` events misses the events past that, each counted
 /// in the shared `dropped` counter, so a slow monitor costs memory only up to a bound and never
 /// a request's time.
+///
+/// A ``DrainableMonitor`` (``HARRecorder``) may also take the events already posted to it on the
+/// thread that asks it something (``deliverPosted()``): its batches are then delivered under
+/// `delivery`, so that the queue and that thread never deliver its events out of order.
 final class EventMonitorChannel: Sendable {
     /// A monitor's call, with the task and values it reports.
     typealias Event = @Sendable (any EventMonitor) -> Void
@@ -24,9 +28,16 @@ final class EventMonitorChannel: Sendable {
     }
 
     let monitor: any EventMonitor
+    /// The monitor, when it drains its channels; `nil` for most, which pay nothing for it.
+    let drainable: (any DrainableMonitor)?
     private let queue = DispatchQueue(label: "Errand.EventMonitor", qos: .utility)
+    /// Held while a drainable monitor's batch is delivered, by the queue or ``deliverPosted()``.
+    private let delivery = Locked(())
+    /// Set on the queue, to tell a call made from a delivery on it.
+    private static let onQueue = DispatchSpecificKey<ObjectIdentifier>()
     private let backlog = Locked(Backlog())
     private let backlogLimit: Int
+    private let gatheringDelay: DispatchTimeInterval
     private let dropped: Locked<Int>
 
     /// Events a monitor may fall behind before more are dropped. Default 10,000.
@@ -42,10 +53,17 @@ final class EventMonitorChannel: Sendable {
     /// client still releases everything, and none pays for a long batch at once.
     static let releasedPerPostLimit = 64
 
-    init(_ monitor: any EventMonitor, backlogLimit: Int = defaultBacklogLimit, dropped: Locked<Int>) {
+    init(
+        _ monitor: any EventMonitor, backlogLimit: Int = defaultBacklogLimit,
+        gatheringDelay: DispatchTimeInterval = EventMonitorChannel.gatheringDelay, dropped: Locked<Int>
+    ) {
         self.monitor = monitor
         self.backlogLimit = backlogLimit
+        self.gatheringDelay = gatheringDelay
         self.dropped = dropped
+        drainable = monitor as? any DrainableMonitor
+        queue.setSpecific(key: Self.onQueue, value: ObjectIdentifier(self))
+        drainable?.attach(self)
     }
 
     /// Queues `event` for the monitor, or counts it as dropped when the monitor is too far behind.
@@ -72,28 +90,54 @@ final class EventMonitorChannel: Sendable {
         }
         switch startsDrain {
         case nil: dropped.withLock { $0 += 1 }
-        case true?: queue.asyncAfter(deadline: .now() + Self.gatheringDelay) { [self] in drain() }
+        case true?: queue.asyncAfter(deadline: .now() + gatheringDelay) { [self] in drain() }
         case false?: break
         }
     }
 
     /// On the queue: delivers the backlog, batch by batch, until it is empty.
     private func drain() {
-        while true {
-            let batch = backlog.withLock { backlog -> [Event] in
-                guard !backlog.events.isEmpty else {
-                    backlog.isDraining = false
-                    return []
-                }
-                defer { backlog.events = [] }
-                return backlog.events
-            }
-            guard !batch.isEmpty else { return scheduleRelease() }
-            for event in batch { event(monitor) }
-            backlog.withLock { backlog in
-                if backlog.delivered.isEmpty { backlog.delivered = batch } else { backlog.delivered += batch }
-            }
+        while deliverBatch(endingDrain: true) {}
+        scheduleRelease()
+    }
+
+    /// Delivers to a ``DrainableMonitor`` every event posted to it so far, on the calling thread,
+    /// before returning: what it answers then includes them. Events the queue is delivering
+    /// meanwhile are waited for, which takes no longer than the monitor's own work on them.
+    /// Does nothing for other monitors, and when called from a delivery on this channel's queue,
+    /// where waiting would never end: that delivery comes before the events still waiting.
+    func deliverPosted() {
+        guard drainable != nil, DispatchQueue.getSpecific(key: Self.onQueue) != ObjectIdentifier(self) else {
+            return
         }
+        _ = deliverBatch(endingDrain: false)
+    }
+
+    /// Takes the backlog and delivers it; `false` when it was empty. Only the queue's drain ends
+    /// the drain when it finds nothing: another caller leaves it to the drain already scheduled.
+    private func deliverBatch(endingDrain: Bool) -> Bool {
+        guard drainable != nil else { return deliver(take(endingDrain: endingDrain)) }
+        return delivery.withLock { _ in deliver(take(endingDrain: endingDrain)) }
+    }
+
+    private func take(endingDrain: Bool) -> [Event] {
+        backlog.withLock { backlog -> [Event] in
+            guard !backlog.events.isEmpty else {
+                if endingDrain { backlog.isDraining = false }
+                return []
+            }
+            defer { backlog.events = [] }
+            return backlog.events
+        }
+    }
+
+    private func deliver(_ batch: [Event]) -> Bool {
+        guard !batch.isEmpty else { return false }
+        for event in batch { event(monitor) }
+        backlog.withLock { backlog in
+            if backlog.delivered.isEmpty { backlog.delivered = batch } else { backlog.delivered += batch }
+        }
+        return true
     }
 
     /// Releases what was delivered after a while on the queue, should no post come to release

@@ -21,12 +21,14 @@ struct EventMonitors: Sendable {
         post { $0.requestDidStart(task) }
     }
 
+    // A drainable monitor (HARRecorder) makes its own event for these three, on this thread.
+
     func request(_ task: RequestTask, willSend request: TransportRequest) {
-        post { $0.request(task, willSend: request) }
+        post({ $0.willSendEvent(task, request) }, else: { $0.request(task, willSend: request) })
     }
 
     func request(_ task: RequestTask, didReceive response: Response) {
-        post { $0.request(task, didReceive: response) }
+        post({ $0.didReceiveEvent(task, response) }, else: { $0.request(task, didReceive: response) })
     }
 
     func request(_ task: RequestTask, didFailAttempt error: ErrandError, willRetry: Bool) {
@@ -34,20 +36,31 @@ struct EventMonitors: Sendable {
     }
 
     func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
-        post(finishing: true) { $0.request(task, didFinish: result) }
+        post(finishing: true, { $0.didFinishEvent(task, result) }, else: { $0.request(task, didFinish: result) })
     }
 
     func request(_ task: RequestTask, didServeFromCache response: Response) {
         post { $0.request(task, didServeFromCache: response) }
     }
 
-    /// Posts `event` to every monitor unless the task's `didFinish` was posted; `finishing`
-    /// marks this event as that one. A channel's post only queues, so the lock is held briefly.
-    private func post(finishing: Bool = false, _ event: @escaping @Sendable (any EventMonitor) -> Void) {
-        hasFinished?.withLock { hasFinished in
+    private func post(finishing: Bool = false, _ event: @escaping EventMonitorChannel.Event) {
+        post(finishing: finishing, { _ in event }, else: event)
+    }
+
+    /// Posts to every monitor the event a drainable one makes itself, else `event`, unless the
+    /// task's `didFinish` was posted; `finishing` marks this as that one. The events are made
+    /// first — a drainable one may read a file — and posted under the lock, which a channel's
+    /// post, only queueing, holds briefly.
+    private func post(
+        finishing: Bool = false, _ drainableEvent: (any DrainableMonitor) -> EventMonitorChannel.Event,
+        else event: @escaping EventMonitorChannel.Event
+    ) {
+        guard let hasFinished else { return }
+        let events = channels.map { channel in (channel, channel.drainable.map(drainableEvent) ?? event) }
+        hasFinished.withLock { hasFinished in
             guard !hasFinished else { return }
             hasFinished = finishing
-            for channel in channels { channel.post(event) }
+            for (channel, event) in events { channel.post(event) }
         }
     }
 }

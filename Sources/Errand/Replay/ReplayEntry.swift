@@ -12,7 +12,9 @@ struct ReplayEntry: Sendable {
     let url: ReplayURL
     let body: ReplayBody
     /// The recorded response; for an entry with status `0` (no response arrived, as browsers
-    /// record a failure), the failure the replay reports.
+    /// record a failure), the failure the replay reports; for one whose body was recorded cut
+    /// short (its `content.comment` says "Truncated from …"), ``ErrandError/decoding(_:)``
+    /// naming the entry, rather than the start of the body as if it were all of it.
     let answer: Result<Response, ErrandError>
 
     /// The entry at `index` of the recording read from `source`.
@@ -34,7 +36,7 @@ struct ReplayEntry: Sendable {
 
     /// Whether this entry answers a request for `method` and `url` with `body` (see
     /// ``ReplayBody/matches(_:)``), compared as `matching` says.
-    func matches(method: String, url: ReplayURL, body: Data?, matching: ReplayMatching) -> Bool {
+    func matches(method: String, url: ReplayURL, body: ReplayRequestBody?, matching: ReplayMatching) -> Bool {
         self.method == method && self.url.matches(url) && (matching == .methodAndURL || self.body.matches(body))
     }
 
@@ -59,6 +61,13 @@ struct ReplayEntry: Sendable {
         }
         guard (100...999).contains(response.status) else {
             throw Problem(reason: "the status \(response.status) is not HTTP's")
+        }
+        // A body recorded cut short would be served as if whole: the request fails instead.
+        if let comment = response.content.comment, comment.contains(HAREntryBuilder.truncationNote) {
+            let reason =
+                "\(name): the recording holds only the start of the response body (\(comment)), so it is not"
+                + " replayed as if it were whole"
+            return .failure(.decoding(reason))
         }
         let data = try response.content.text.map { (text) throws(Problem) in
             try decoded(text, encoding: response.content.encoding, field: "response.content.text")

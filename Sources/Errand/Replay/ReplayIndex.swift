@@ -9,6 +9,9 @@ final class ReplayIndex: Sendable {
         var entries: [ReplayEntry] = []
         /// Positions in `entries` by method and location, in recorded order.
         var byRoute: [String: [Int]] = [:]
+        /// Positions of entries whose location holds the placeholder (a secret scrubbed from the
+        /// path), which may match any route: compared with every request.
+        var wildcards: [Int] = []
         /// How many requests each entry answered.
         var answerCounts: [Int] = []
     }
@@ -24,22 +27,33 @@ final class ReplayIndex: Sendable {
     /// Adds an entry after the others.
     func append(_ entry: ReplayEntry) {
         state.withLock { state in
-            state.byRoute[Self.route(entry.method, entry.url), default: []].append(state.entries.count)
+            if entry.url.location.contains(ReplayWildcard.placeholder) {
+                state.wildcards.append(state.entries.count)
+            } else {
+                state.byRoute[Self.route(entry.method, entry.url), default: []].append(state.entries.count)
+            }
             state.entries.append(entry)
             state.answerCounts.append(0)
         }
     }
 
     /// The entry that answers a request, counted as having answered; `nil` when none matches.
-    /// `body` is as ``ReplayBody/matches(_:)`` takes it.
+    /// `body` is as ``ReplayBody/matches(_:)`` takes it. Entries are compared outside the lock:
+    /// comparing bodies may take a while, and an entry never changes once added.
     func answer(method: String, url: ReplayURL, body: Data?) -> ReplayEntry? {
-        state.withLock { state in
-            let matches = (state.byRoute[Self.route(method, url)] ?? []).filter {
-                state.entries[$0].matches(method: method, url: url, body: body, matching: matching)
-            }
-            guard let position = matches.first(where: { state.answerCounts[$0] == 0 }) ?? matches.last else {
-                return nil
-            }
+        let route = Self.route(method, url)
+        let candidates = state.withLock { state in
+            let positions = state.byRoute[route] ?? []
+            let all = state.wildcards.isEmpty ? positions : (positions + state.wildcards).sorted()
+            return all.map { (position: $0, entry: state.entries[$0]) }
+        }
+        let actual = body.map(ReplayRequestBody.init)
+        let matches = candidates.filter {
+            $0.entry.matches(method: method, url: url, body: actual, matching: matching)
+        }.map(\.position)
+        guard let last = matches.last else { return nil }
+        return state.withLock { state in
+            let position = matches.first { state.answerCounts[$0] == 0 } ?? last
             state.answerCounts[position] += 1
             return state.entries[position]
         }

@@ -13,7 +13,9 @@ import Foundation
 /// when `matching` is ``ReplayMatching/methodURLAndBody``); see ``ReplayMatching`` for how they
 /// compare. Entries that match the same request answer in recorded order, one per request, and
 /// the last of them answers again once all have. An entry recorded with status `0` (no response
-/// arrived) replays as `URLError(.networkConnectionLost)`. A recorded redirect whose target the
+/// arrived) replays as `URLError(.networkConnectionLost)`, and one whose response body was
+/// recorded cut short (its comment says "Truncated from …") fails with ``ErrandError/decoding(_:)``
+/// naming it, rather than answering with part of a body. A recorded redirect whose target the
 /// recording holds is followed, as the network would; the response is the target's. Files from
 /// browsers' network panels, mitmproxy and Charles replay too: their bodies are recorded
 /// decoded, so `Content-Encoding` and `Content-Length` are left out of the replayed headers.
@@ -46,7 +48,18 @@ public final class ReplayTransport: Transport {
     ///   ``ErrandError/decoding(_:)`` when it is not HAR — not JSON, a required field missing —
     ///   or an entry cannot be replayed (a URL that is not absolute, base64 that does not
     ///   decode), naming the file, the entry and what is wrong.
-    public init(har: URL, matching: ReplayMatching = .methodAndURL, onMissing: ReplayMiss = .fail) throws(ErrandError) {
+    public convenience init(
+        har: URL, matching: ReplayMatching = .methodAndURL, onMissing: ReplayMiss = .fail
+    ) throws(ErrandError) {
+        try self.init(
+            har: har, matching: matching, onMissing: onMissing, recordedBodyLimit: ReplayRecording.maximumBodySize)
+    }
+
+    /// As the public initializer; `recordedBodyLimit` is the bytes of each body ``ReplayMiss/record(via:into:)``
+    /// keeps (64 MiB), smaller in tests.
+    init(
+        har: URL, matching: ReplayMatching, onMissing: ReplayMiss, recordedBodyLimit: Int
+    ) throws(ErrandError) {
         source = har.path
         self.matching = matching
         let archive = try Self.archive(at: har, mayBeMissing: onMissing.recordsInto(har))
@@ -58,7 +71,9 @@ public final class ReplayTransport: Transport {
             miss = .passThrough(transport)
         case .record(let transport, let file):
             let recorded = onMissing.recordsInto(har) ? archive : try Self.archive(at: file, mayBeMissing: true)
-            miss = .record(ReplayRecording(via: transport, into: file, archive: recorded, index: index))
+            miss = .record(
+                ReplayRecording(
+                    via: transport, into: file, archive: recorded, index: index, maximumBodySize: recordedBodyLimit))
         }
     }
 

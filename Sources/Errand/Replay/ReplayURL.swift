@@ -12,11 +12,15 @@ struct ReplayURL: Sendable {
     let query: [(name: String, value: String)]
 
     /// The URL in `text`, as recorded (a masked query value is `<redacted>`, not percent-encoded,
-    /// so the query is split off by hand); `nil` when it is not an absolute URL.
+    /// so the query is split off by hand; so may be masked user information, or a secret
+    /// scrubbed from the path); `nil` when it is not an absolute URL.
     init?(_ text: String) {
         let withoutFragment = text.prefix { $0 != "#" }
         let base = withoutFragment.prefix { $0 != "?" }
-        guard let url = URL(string: String(base)) else { return nil }
+        guard
+            let url = URL(string: String(base))
+                ?? URL(string: base.replacingOccurrences(of: Redaction.placeholder, with: Self.encodedPlaceholder))
+        else { return nil }
         self.init(url, query: withoutFragment.dropFirst(base.count + 1))
     }
 
@@ -37,10 +41,17 @@ struct ReplayURL: Sendable {
         self.query = query.isEmpty ? [] : Redaction().formPairs(String(query), names: [])
     }
 
-    /// Whether `actual`, a request's URL, is this recorded one.
+    /// Whether `actual`, a request's URL, is this recorded one; a placeholder in the recorded
+    /// path (a secret scrubbed from it) stands for any text.
     func matches(_ actual: ReplayURL) -> Bool {
-        location == actual.location && ReplayWildcard.fields(query, match: actual.query)
+        (location == actual.location
+            || (location.contains(ReplayWildcard.placeholder)
+                && ReplayWildcard.text(location, matches: actual.location)))
+            && ReplayWildcard.fields(query, match: actual.query)
     }
+
+    private static let encodedPlaceholder =
+        Redaction.placeholder.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
 
     private static let defaultPorts = ["http": 80, "https": 443, "ws": 80, "wss": 443]
 }

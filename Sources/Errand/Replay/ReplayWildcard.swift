@@ -31,7 +31,9 @@ enum ReplayWildcard {
 
     /// Whether `actual` is `recorded` with each placeholder in it standing for any text.
     static func text(_ recorded: String, matches actual: String) -> Bool {
-        guard recorded.contains(placeholder) else { return recorded == actual }
+        // Equal text matches whatever it holds; looking for the placeholder costs more.
+        guard recorded != actual else { return true }
+        guard recorded.contains(placeholder) else { return false }
         let pieces = recorded.components(separatedBy: placeholder)
         guard let first = pieces.first, let last = pieces.last, actual.hasPrefix(first) else { return false }
         var rest = actual.dropFirst(first.count)
@@ -42,22 +44,28 @@ enum ReplayWildcard {
         return rest.hasSuffix(last)
     }
 
-    /// Whether two parsed JSON values are equal, objects' keys in any order, a recorded string
+    /// Whether two JSON values are equal, objects' keys in any order, a recorded string
     /// compared by ``text(_:matches:)``.
-    static func json(_ recorded: Any, matches actual: Any) -> Bool {
+    static func json(_ recorded: ReplayJSON, matches actual: ReplayJSON) -> Bool {
         switch (recorded, actual) {
-        case (let recorded as String, let actual as String):
+        case (.string(let recorded), .string(let actual)):
             return text(recorded, matches: actual)
-        case (let recorded as String, _):
+        case (.string(let recorded), _):
             return recorded == placeholder
-        case (let recorded as [String: Any], let actual as [String: Any]):
+        case (.object(let recorded), .object(let actual)):
+            // Fields holding one value first: a difference is found there at the least cost.
             return recorded.count == actual.count
-                && recorded.allSatisfy { key, value in actual[key].map { json(value, matches: $0) } ?? false }
-        case (let recorded as [Any], let actual as [Any]):
+                && recorded.allSatisfy { key, value in
+                    value.isContainer || (actual[key].map { json(value, matches: $0) } ?? false)
+                }
+                && recorded.allSatisfy { key, value in
+                    !value.isContainer || (actual[key].map { json(value, matches: $0) } ?? false)
+                }
+        case (.array(let recorded), .array(let actual)):
             return recorded.count == actual.count && zip(recorded, actual).allSatisfy { json($0, matches: $1) }
-        case (is NSNull, is NSNull):
+        case (.null, .null):
             return true
-        case (let recorded as NSNumber, let actual as NSNumber):
+        case (.number(let recorded), .number(let actual)):
             return recorded.isBoolean == actual.isBoolean && recorded == actual
         default:
             return false

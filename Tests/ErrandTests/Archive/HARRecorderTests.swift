@@ -164,6 +164,9 @@ struct HARRecorderTests {
         // httpbin echoes the body, once as JSON and once as the text it was: both are masked.
         let echoed = try #require(entry.response.content.text)
         #expect(!echoed.contains("hunter2-secret") && !echoed.contains("inner-secret"))
+        // Masking made the echo shorter; that does not make it a cut body, which would not replay.
+        #expect(entry.response.content.comment == nil && postData.comment == nil)
+        #expect(entry.response.content.size == entry.response.bodySize)
         #expect(!String(decoding: recorder.harData(), as: UTF8.self).contains("secret\""))
     }
 
@@ -221,6 +224,26 @@ struct HARRecorderTests {
         #expect(postData.text == String(repeating: "x", count: 200))
         #expect(postData.comment == "Truncated from 300 bytes.")
         #expect(entry.request.bodySize == 300)
+    }
+
+    @Test func aMultipartUploadsTemporaryFileIsRecordedThoughItIsGoneWhenTheQueueGetsToIt() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder(maximumBodySize: 200)
+        // Delivered long after the request finished and its temporary body file was deleted.
+        fixture.config.addEventMonitor(
+            recorder, backlogLimit: EventMonitorChannel.defaultBacklogLimit, gatheringDelay: .milliseconds(300))
+        var request = HTTPBinRequest("/post", method: .post, arguments: ["title": "holiday"])
+        // Past MultipartFormData.inMemoryLimit: the body is encoded into a temporary file.
+        let big = Data(repeating: UInt8(ascii: "z"), count: MultipartFormData.inMemoryLimit + 1000)
+        request.constructingBody = { $0.append(big, name: "log", fileName: "log.txt") }
+        _ = try await fixture.makeAgent().response(request)
+        let entry = try #require(try await archive(of: recorder).log.entries.first)
+        let postData = try #require(entry.request.postData)
+        #expect(postData.comment?.contains("could not be read") != true, "\(postData.comment ?? "")")
+        #expect(postData.comment?.hasPrefix("Truncated from") == true)
+        let recorded = Data(base64Encoded: postData.text ?? "") ?? Data(postData.text?.utf8 ?? "".utf8)
+        #expect(String(decoding: recorded, as: UTF8.self).contains("name=\"title\""))
+        #expect(entry.request.bodySize > big.count)
     }
 
     // MARK: Redaction
@@ -296,6 +319,131 @@ struct HARRecorderTests {
         }
     }
 
+    /// The recording as text, and each base64 body in it decoded: a secret must be in none of them.
+    private func texts(of recorder: HARRecorder) throws -> [String] {
+        let data = recorder.harData()
+        var texts = [String(decoding: data, as: UTF8.self)]
+        for entry in try JSONDecoder().decode(HTTPArchive.self, from: data).log.entries {
+            if entry.request.postData?.encoding == "base64", let text = entry.request.postData?.text {
+                texts.append(String(decoding: try #require(Data(base64Encoded: text)), as: UTF8.self))
+            }
+            if entry.response.content.encoding == "base64", let text = entry.response.content.text {
+                texts.append(String(decoding: try #require(Data(base64Encoded: text)), as: UTF8.self))
+            }
+        }
+        return texts
+    }
+
+    @Test func aRefusedRedirectChainsLastURLIsMaskedInTheComment() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder(redaction: .default.adding(queryItems: ["access_token"]))
+        // Each hop hands out a new access_token the first request never held.
+        let task = await agent(recording: recorder).finishedTask(
+            HTTPBinRequest("/fault/redirect-loop?n=0&mint=access_token"))
+        guard case .redirectRefused(let reason) = task.error else {
+            Issue.record("\(String(describing: task.error))")
+            return
+        }
+        #expect(reason.contains("access_token=minted-"))
+        let entry = try #require(try await archive(of: recorder).log.entries.first)
+        let comment = try #require(entry.comment)
+        #expect(comment.contains("access_token=\(Redactor.placeholder)"), "\(comment)")
+        for text in try texts(of: recorder) {
+            #expect(!text.contains("minted-"), "\(text)")
+        }
+    }
+
+    @Test func aMultipartFieldNamedByJSONFieldsIsMasked() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder(redaction: .default.adding(jsonFields: ["password"]))
+        var request = HTTPBinRequest(
+            "/post", method: .post,
+            arguments: ["user": "ann", "password": "hunter2-multipart", "account": ["password": "nested-multipart"]])
+        request.constructingBody = { $0.append(Data("a note".utf8), name: "note", fileName: "note.txt") }
+        let response = try await agent(recording: recorder).response(request)
+        #expect((response.object["form"] as? [String: Any])?["password"] as? String == "hunter2-multipart")
+        let entry = try #require(try await archive(of: recorder).log.entries.first)
+        let postData = try #require(entry.request.postData)
+        #expect(postData.mimeType.hasPrefix("multipart/form-data"))
+        let texts = try texts(of: recorder)
+        #expect(texts.count > 1, "the multipart body was recorded as base64")
+        let body = try #require(Data(base64Encoded: postData.text ?? ""))
+        let sent = String(decoding: body, as: UTF8.self)
+        #expect(sent.contains("name=\"user\"\r\n\r\nann\r\n") && sent.contains("a note"))
+        #expect(sent.contains("name=\"password\"\r\n\r\n\(Redactor.placeholder)\r\n"))
+        for text in texts {
+            #expect(!text.contains("hunter2-multipart") && !text.contains("nested-multipart"), "\(text)")
+        }
+    }
+
+    @Test func aTokenAsAURLsUserIsMaskedAndScrubbedWhereverItReappears() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let url = fixture.server.baseURL.replacingOccurrences(of: "://", with: "://tok3n-as-user@") + "/headers"
+        _ = try await agent(recording: recorder).response(HTTPBinRequest(url))
+        let entry = try #require(try await archive(of: recorder).log.entries.first)
+        #expect(entry.request.url.contains("://\(Redactor.placeholder)@"), "\(entry.request.url)")
+        let basic = Data("tok3n-as-user:".utf8).base64EncodedString()
+        for text in try texts(of: recorder) {
+            #expect(!text.contains("tok3n-as-user") && !text.contains(basic), "\(text)")
+        }
+    }
+
+    @Test func aURLsPasswordIsMaskedAndScrubbedFromTheAuthorizationBuiltFromIt() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let url =
+            fixture.server.baseURL.replacingOccurrences(of: "://", with: "://ann-user:pa55-secret@")
+            + "/basic-auth/ann-user/pa55-secret"
+        let agent = agent(recording: recorder)
+        _ = await agent.finishedTask(HTTPBinRequest(url))
+        _ = await agent.finishedTask(
+            HTTPBinRequest(
+                fixture.server.baseURL.replacingOccurrences(of: "://", with: "://ann-user:pa55-secret@") + "/headers"))
+        let entries = try await archive(of: recorder, entries: 2).log.entries
+        for entry in entries {
+            #expect(entry.request.url.contains("://\(Redactor.placeholder)@"), "\(entry.request.url)")
+        }
+        let basic = Data("ann-user:pa55-secret".utf8).base64EncodedString()
+        for text in try texts(of: recorder) {
+            for secret in ["pa55-secret", "ann-user", basic] {
+                #expect(!text.contains(secret), "\(secret) in \(text)")
+            }
+        }
+        // What was masked in the URLs still replays.
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-\(UUID()).har")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try recorder.write(to: file)
+        let replay = try ReplayTransport(har: file)
+        #expect(replay.entryCount == 2)
+        // The path the password was scrubbed from matches the request's.
+        let replayed = try await NetworkAgent(config: fixture.config, transport: replay).response(HTTPBinRequest(url))
+        #expect(replayed.statusCode == 200)
+    }
+
+    @Test func urlsQuotedInTextAreMaskedWhereverTheyStand() {
+        defer { fixture.server.stop() }
+        let redaction = Redaction(queryItems: ["access_token"])
+        var masked: [String] = []
+        let json = #"{"next": "https://h/p?access_token=abc123&x=1", "quoted": "say \"/r?access_token=def456\""}"#
+        let maskedJSON = redaction.maskingURLs(in: json, masked: &masked)
+        #expect(
+            maskedJSON
+                == #"{"next": "https://h/p?access_token=<redacted>&x=1", "quoted": "say \"/r?access_token=<redacted>\""}"#
+        )
+        #expect((try? JSONSerialization.jsonObject(with: Data(maskedJSON.utf8))) != nil)
+        let error =
+            "https://h/a?n=16&access_token=ghi789 redirects again; ftp://us3r:pa55@h/f?x=1, mail ann@example.com"
+        #expect(
+            redaction.maskingURLs(in: error, masked: &masked)
+                == "https://h/a?n=16&access_token=<redacted> redirects again; ftp://<redacted>@h/f?x=1, mail ann@example.com"
+        )
+        for secret in ["abc123", "def456", "ghi789", "us3r", "pa55", Data("us3r:pa55".utf8).base64EncodedString()] {
+            #expect(masked.contains(secret), "\(secret)")
+        }
+        #expect(redaction.url(string: "http://tok3n@h/") == "http://<redacted>@h/")
+    }
+
     // MARK: Bounds and files
 
     @Test func pastTheEntryLimitTheOldestIsDropped() async throws {
@@ -341,6 +489,113 @@ struct HARRecorderTests {
             guard case .fileSystem(let reason) = error as? ErrandError else { return false }
             return reason.contains(target.path)
         }
+    }
+
+    // MARK: Asking for the archive right after the requests
+
+    /// How a test reads the recording.
+    enum Reading: CaseIterable, Sendable {
+        case write, harData, entryCount
+    }
+
+    /// The entries' URLs, read the way `reading` says, right after the requests returned.
+    private func urlsRead(_ reading: Reading, from recorder: HARRecorder) throws -> [String] {
+        switch reading {
+        case .write:
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-\(UUID()).har")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try recorder.write(to: file)
+            return try JSONDecoder().decode(HTTPArchive.self, from: Data(contentsOf: file)).log.entries.map(
+                \.request.url)
+        case .harData:
+            return try urls(in: recorder)
+        case .entryCount:
+            let count = recorder.entryCount
+            return try Array(urls(in: recorder).prefix(count))
+        }
+    }
+
+    @Test(arguments: Reading.allCases)
+    func anArchiveReadRightAfterTheLastRequestHoldsEveryFinishedExchange(_ reading: Reading) async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        // A monitor a long way behind: its batch is delivered 300 ms after its first event.
+        fixture.config.addEventMonitor(
+            recorder, backlogLimit: EventMonitorChannel.defaultBacklogLimit, gatheringDelay: .milliseconds(300))
+        let agent = fixture.makeAgent()
+        for n in 1...4 { _ = try await agent.response(HTTPBinRequest("/get?n=\(n)")) }
+        let urls = try urlsRead(reading, from: recorder)
+        #expect(urls == (1...4).map { fixture.server.baseURL + "/get?n=\($0)" })
+    }
+
+    @Test func theREADMEsRecordThenWriteHoldsEveryRequest() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let agent = agent(recording: recorder)
+        for round in 1...5 {
+            for n in 1...4 { _ = try await agent.response(HTTPBinRequest("/get?round=\(round)&n=\(n)")) }
+            #expect(try urlsRead(.write, from: recorder).count == round * 4)
+        }
+    }
+
+    @Test func readingWhileManyRequestsRunLosesNoExchange() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let agent = agent(recording: recorder)
+        let count = 120
+        // Readers take in posted events on their own threads while the queue delivers others:
+        // an exchange whose didFinish were delivered before its willSend would be lost.
+        let reading = Task.detached {
+            var reads = 0
+            while !Task.isCancelled {
+                _ = recorder.entryCount
+                reads += 1
+                await Task.yield()
+            }
+            return reads
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<6 {
+                group.addTask {
+                    for n in stride(from: lane, to: count, by: 6) {
+                        _ = try await agent.response(HTTPBinRequest("/get?n=\(n)"))
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        reading.cancel()
+        #expect(await reading.value > 0)
+        let urls = try urls(in: recorder)
+        #expect(urls.count == count)
+        #expect(Set(urls).count == count)
+    }
+
+    @Test func anotherMonitorMayReadTheRecordingFromItsOwnQueue() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        /// Reads the recording when a request finishes, on its own monitor queue.
+        final class Reader: EventMonitor {
+            let recorder: HARRecorder
+            let counts = Locked<[Int]>([])
+            init(_ recorder: HARRecorder) { self.recorder = recorder }
+            func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
+                let count = recorder.entryCount
+                counts.withLock { $0.append(count) }
+            }
+        }
+        let reader = Reader(recorder)
+        // The recorder's queue far behind the reader's.
+        fixture.config.addEventMonitor(
+            recorder, backlogLimit: EventMonitorChannel.defaultBacklogLimit, gatheringDelay: .milliseconds(300))
+        fixture.config.addEventMonitor(reader)
+        let agent = fixture.makeAgent()
+        for n in 1...3 { _ = try await agent.response(HTTPBinRequest("/get?n=\(n)")) }
+        try await eventually { reader.counts[\.self].count == 3 }
+        // The recorder was added first, so each request's didFinish was posted to it first: when
+        // the reader hears of the n-th, the recording holds it (and perhaps later ones).
+        let counts = reader.counts[\.self]
+        #expect(zip(counts, 1...3).allSatisfy { $0 >= $1 }, "\(counts)")
     }
 
     // MARK: Reading

@@ -215,3 +215,42 @@ struct EventMonitorTests {
         #expect(!quiet.monitorsForNewRequest().isEmpty)
     }
 }
+
+/// A drainable monitor that drains its own channels while its queue delivers to it: what a
+/// recorder asked for its archive from its own queue would do.
+private final class SelfDrainingMonitor: DrainableMonitor {
+    private let channels = Locked<[WeakChannel]>([])
+    let finished = Locked(0)
+
+    func attach(_ channel: EventMonitorChannel) {
+        channels.withLock { $0.append(WeakChannel(channel: channel)) }
+    }
+
+    func willSendEvent(_ task: RequestTask, _ request: TransportRequest) -> EventMonitorChannel.Event {
+        { $0.request(task, willSend: request) }
+    }
+
+    func didReceiveEvent(_ task: RequestTask, _ response: Response) -> EventMonitorChannel.Event {
+        { $0.request(task, didReceive: response) }
+    }
+
+    func didFinishEvent(_ task: RequestTask, _ result: Result<Response, ErrandError>) -> EventMonitorChannel.Event {
+        { [self] _ in
+            for channel in channels[\.self].compactMap(\.channel) { channel.deliverPosted() }
+            finished.withLock { $0 += 1 }
+        }
+    }
+}
+
+@Suite("Draining a monitor's events")
+struct DrainableMonitorTests {
+    @Test func drainingFromTheMonitorsOwnQueueDoesNotWait() async throws {
+        let fixture = try PipelineFixture()
+        defer { fixture.server.stop() }
+        let monitor = SelfDrainingMonitor()
+        fixture.config.addEventMonitor(monitor)
+        let agent = fixture.makeAgent()
+        for _ in 1...3 { _ = try await agent.response(Get(url: "/get")) }
+        try await eventually(within: 3) { monitor.finished[\.self] == 3 }
+    }
+}

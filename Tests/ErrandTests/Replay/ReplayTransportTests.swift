@@ -182,6 +182,76 @@ final class ReplayTransportTests {
         #expect(reason.contains(har.path))
     }
 
+    @Test func recordingIntoALargeFileAppendsEachExchangeRatherThanRewritingIt() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // A file that already holds 400 exchanges of 20 KB each.
+        let page = String(repeating: "0123456789", count: 2000)
+        let har = try file((0..<400).map { harEntry("http://api.test/page/\($0)", body: page) }, name: "large.har")
+        let recording = try ReplayTransport(har: har, onMissing: .record(via: CurlTransport(), into: har))
+        let agent = NetworkAgent(config: NetworkConfig(), transport: recording)
+        let count = 100
+        let start = ContinuousClock.now
+        for n in 0..<count {
+            _ = try await agent.response(HTTPBinRequest(server.baseURL + "/get?n=\(n)"))
+            // Every exchange is in the file, whole and valid, once its request returned.
+            if n == 0 || n == count / 2 {
+                #expect(try HTTPArchive(contentsOf: har).log.entries.count == 400 + n + 1)
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        // Rewriting the whole 8 MB file for each exchange took over 10 s here.
+        #expect(elapsed < .seconds(3), "\(elapsed) for \(count) exchanges")
+        let written = try HTTPArchive(contentsOf: har)
+        #expect(written.log.entries.count == 400 + count)
+        #expect(written.log.entries.last?.request.url == server.baseURL + "/get?n=\(count - 1)")
+        #expect(written.log.entries.first?.response.content.text == page)
+        server.stop()
+        let replay = try ReplayTransport(har: har)
+        #expect(replay.entryCount == 400 + count)
+        #expect(try await get(server.baseURL + "/get?n=7", from: replay).statusCode == 200)
+    }
+
+    @Test func aRecordingFileReplacedMeanwhileIsWrittenWholeAgain() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let har = directory.appendingPathComponent("replaced.har")
+        let recording = try ReplayTransport(har: har, onMissing: .record(via: CurlTransport(), into: har))
+        _ = try await get(server.baseURL + "/get?n=1", from: recording)
+        _ = try await get(server.baseURL + "/get?n=2", from: recording)
+        // Someone else writes the file: the next exchange does not land in the middle of theirs.
+        try Data(#"{"log": {"version": "1.2", "creator": {"name": "x", "version": "1"}, "entries": []}}"#.utf8)
+            .write(to: har)
+        _ = try await get(server.baseURL + "/get?n=3", from: recording)
+        let urls = try HTTPArchive(contentsOf: har).log.entries.map(\.request.url)
+        #expect(urls == (1...3).map { server.baseURL + "/get?n=\($0)" })
+    }
+
+    @Test func aBodyCutAtTheRecordingLimitSaysSoAndFailsToReplay() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let har = directory.appendingPathComponent("cut.har")
+        let url = server.baseURL + "/sse/endless?size=1048576"
+        let recording = try ReplayTransport(
+            har: har, matching: .methodAndURL, onMissing: .record(via: CurlTransport(), into: har),
+            recordedBodyLimit: 100_000)
+        // The live request gets the whole stream; the recording keeps its start.
+        #expect(try await get(url, from: recording).data.count == 1_048_576)
+        let content = try #require(try HTTPArchive(contentsOf: har).log.entries.first?.response.content)
+        #expect(content.size == 1_048_576)
+        #expect(content.comment == "Truncated from 1048576 bytes.")
+        #expect((content.text?.utf8.count ?? 0) <= 100_000)
+        server.stop()
+
+        let outcome = await send(
+            TransportRequest(url: try #require(URL(string: url))), to: try ReplayTransport(har: har))
+        guard case .failure(.decoding(let reason)) = outcome else {
+            Issue.record("a cut body was replayed as if whole: \(outcome)")
+            return
+        }
+        #expect(reason.contains("log.entries[0]") && reason.contains("Truncated from 1048576 bytes"), "\(reason)")
+    }
+
     @Test func passThroughSendsAMissToTheOtherTransport() async throws {
         let replay = try ReplayTransport(
             har: try file([harEntry("http://api.test/known", body: #"{"from":"har"}"#)]),
@@ -287,6 +357,52 @@ final class ReplayTransportTests {
         let request = TransportRequest(
             url: try #require(URL(string: "http://api.test/upload")), method: "POST", body: Data("xxxxyyyyyy".utf8))
         #expect(try await send(request, to: replay).get().string == "ok")
+    }
+
+    // MARK: Costs
+
+    /// The outcome of `request`, answered before `send` returns, as a replay answers.
+    private func answered(_ request: TransportRequest, by transport: any Transport) -> Result<Response, ErrandError>? {
+        let outcome = Locked<Result<Response, ErrandError>?>(nil)
+        let received = Locked((status: 0, body: Data()))
+        _ = transport.send(request) { event in
+            switch event {
+            case .responseHead(let status, _): received.withLock { $0.status = status }
+            case .body(let chunk): received.withLock { $0.body += chunk }
+            case .completed(let error?): outcome.withLock { $0 = .failure(error) }
+            case .completed(nil):
+                let (status, body) = received.withLock { $0 }
+                outcome.withLock { $0 = .success(Response(statusCode: status, data: body)) }
+            default: break
+            }
+        }
+        return outcome[\.self]
+    }
+
+    @Test func manyLargeRecordedJSONBodiesAreParsedOnceNotForEveryRequest() throws {
+        // 100 searches on one route, each with a 23 KB JSON body that differs only at its end.
+        let items = (0..<2000).map { "item-\($0)" }
+        func body(_ n: Int) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: ["items": items, "n": n]), as: UTF8.self)
+        }
+        let entries = try (0..<100).map { n in
+            harEntry(
+                "https://api.test/search", method: "POST", body: "{\"n\": \(n)}",
+                postData: ["mimeType": "application/json", "text": try body(n)])
+        }
+        let replay = try ReplayTransport(har: file(entries), matching: .methodURLAndBody)
+        let request = TransportRequest(
+            url: try #require(URL(string: "https://api.test/search")), method: "POST",
+            headers: ["Content-Type": "application/json"], body: Data(try body(99).utf8))
+        let rounds = 20
+        let start = ContinuousClock.now
+        for _ in 0..<rounds {
+            let response = try #require(answered(request, by: replay)).get()
+            #expect(response.data == Data("{\"n\": 99}".utf8))
+        }
+        let perRequest = (ContinuousClock.now - start) / rounds
+        // Parsing every candidate's body for every request took about 210 ms here.
+        #expect(perRequest < .milliseconds(40), "\(perRequest) per request")
     }
 
     // MARK: Files others wrote
