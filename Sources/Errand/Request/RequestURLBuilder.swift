@@ -1,12 +1,12 @@
 import Foundation
 
 /// Resolves a request's `url` the way YTKNetwork's `buildRequestUrl` does.
-enum RequestURLBuilder {
+package enum RequestURLBuilder {
     /// An absolute `url` wins as is. Otherwise the URL filters run in order, and the result is
     /// resolved against the base — the request's own, else the config's; the CDN's with `useCDN` —
     /// after giving the base a trailing `/`, so that `"users"` extends its path and `"/users"`
     /// starts from the host root. `query`, when not empty, is added to the resolved URL's query.
-    static func url(for request: any BaseRequest, config: NetworkConfig, query: String = "") throws(ErrandError)
+    package static func url(for request: any BaseRequest, config: NetworkConfig, query: String = "") throws(ErrandError)
         -> URL
     {
         let string = appending(query, to: try urlString(for: request, config: config))
@@ -122,7 +122,7 @@ enum RequestURLBuilder {
     /// Foundation, given one such byte, encodes the whole string again, `%` included —
     /// `hd=[1]&%2Bfoo%2B` became `hd=%5B1%5D&%252Bfoo%252B`, and the server read the key `%2Bfoo%2B`.
     /// A text with nothing to encode is returned as it is, without copying.
-    static func encodingInvalidCharacters(_ text: String) -> String {
+    package static func encodingInvalidCharacters(_ text: String) -> String {
         let utf8 = text.utf8
         let authority = authorityRange(of: text)
         var hasFragment = false

@@ -3,17 +3,17 @@ import Foundation
 /// Turns the bytes of a `text/event-stream` body, in chunks of any size, into ``ServerSentEvent``s
 /// by the WHATWG rules for interpreting an event stream. Pure and transport-independent, so every
 /// rule is tested on bytes alone; fields are matched as bytes and only values become strings.
-struct ServerSentEventParser {
+package struct ServerSentEventParser {
     /// The largest line, and the largest `data` an event may gather, in bytes; past it parsing
     /// throws ``ErrandError/responseTooLarge(_:)`` with this value instead of holding more.
     let maximumEventSize: Int
     /// The last event ID string: the newest `id` field's value as of the last dispatched block,
     /// kept across events until another `id` changes it; `""` at first. A reconnect sends it as
     /// `Last-Event-ID`.
-    private(set) var lastEventID = ""
+    package private(set) var lastEventID = ""
     /// The reconnection time in milliseconds from the last valid `retry` field, even one in a block
     /// that dispatched nothing; `nil` until one arrives.
-    private(set) var reconnectionTime: Int?
+    package private(set) var reconnectionTime: Int?
 
     private var splitter: LineSplitter
     /// How many bytes of a UTF-8 byte order mark opened the stream so far; `nil` once the start is past.
@@ -31,7 +31,7 @@ struct ServerSentEventParser {
 
     /// A parser at the start of a stream; see ``maximumEventSize``. `lastEventID` carries the last
     /// event ID over from an earlier connection of the same event source (default `""`).
-    init(maximumEventSize: Int, lastEventID: String = "") {
+    package init(maximumEventSize: Int, lastEventID: String = "") {
         self.maximumEventSize = maximumEventSize
         self.lastEventID = lastEventID
         lastEventIDBuffer = lastEventID
@@ -52,7 +52,7 @@ struct ServerSentEventParser {
     /// is built, for a consumer that handles events one at a time.
     ///
     /// - Throws: ``ErrandError/responseTooLarge(_:)`` as the array form does, or what `dispatch` throws.
-    mutating func parse(
+    package mutating func parse(
         _ chunk: Data, dispatch: (ServerSentEvent) throws(ErrandError) -> Void
     ) throws(ErrandError) {
         try chunk.withBytes { (bytes) throws(ErrandError) in try parse(bytes, dispatch: dispatch) }
