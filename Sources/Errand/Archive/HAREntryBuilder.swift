@@ -328,7 +328,8 @@ package struct HAREntryBuilder: Sendable {
         if let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.percentEncodedQuery {
             _ = redaction.formEncoded(query, masked: &secrets)
         }
-        if let password = request.url.password { secrets.append(password) }
+        // Foundation's `password` may be percent-encoded (it is on Linux); a server may quote either spelling.
+        secrets += [true, false].compactMap { request.url.password(percentEncoded: $0) }
         return secrets
     }
 
