@@ -42,17 +42,19 @@ enum RedactionTarget {
             headers: Set(maskableHeaders.enumerated().filter { flags & (1 << $0.offset) != 0 }.map(\.element)),
             queryItems: Set(names.filter { _ in input.bool() }),
             jsonFields: Set(names.filter { _ in input.bool() }))
-        let secrets = (0..<3).map { _ in input.string(upTo: 16) }
+        // The fourth is a response's own (`Set-Cookie`): masked by name, never looked for elsewhere,
+        // as only the request's values are; so no echo quotes it.
+        let secrets = (0..<4).map { _ in input.string(upTo: 16) }
         var recipe = Recipe()
         var masked: Set<Int> = []
         func value() -> Value {
             input.bool() ? .secret(Int(input.byte()) % 3) : .text(input.string(from: publicAlphabet, upTo: 6))
         }
-        func maskedValue(_ isMasked: Bool) -> Value {
+        func maskedValue(_ isMasked: Bool, allowing isAllowed: (String) -> Bool = { _ in true }) -> Value {
             let value = value()
             guard case .secret(let index) = value else { return value }
             // A secret only goes where a name masks it; elsewhere it would be the caller's own disclosure.
-            guard isMasked else { return .text("pub") }
+            guard isMasked, isAllowed(secrets[index]) else { return .text("pub") }
             masked.insert(index)
             return value
         }
@@ -66,9 +68,10 @@ enum RedactionTarget {
         }
         for _ in 0..<Int(input.byte()) % 3 {
             let name = (maskableHeaders + ["X-Public"])[Int(input.byte()) % 5]
-            guard name != "Cookie" && name != "Set-Cookie" else { continue }
-            var value = maskedValue(redaction.headers.contains(name))
-            if case .secret(let index) = value, !isFieldValue(secrets[index]) { value = .text("pub") }
+            // One value per field: a second would replace the first, which then was never sent.
+            guard name != "Cookie" && name != "Set-Cookie", !recipe.headers.contains(where: { $0.name == name })
+            else { continue }
+            let value = maskedValue(redaction.headers.contains(name), allowing: isFieldValue)
             recipe.headers.append((name, value, input.bool()))
         }
         if input.bool(), redaction.headers.contains("Cookie") {
@@ -81,6 +84,7 @@ enum RedactionTarget {
         recipe.bodyKind = Int(input.byte()) % 5
         for _ in 0..<Int(input.byte()) % 4 {
             let name = names[Int(input.byte()) % names.count]
+            guard !recipe.bodyFields.contains(where: { $0.name == name }) else { continue }
             let isMasked =
                 recipe.bodyKind == 1
                 ? redaction.queryItems.union(redaction.jsonFields).contains(name)
@@ -90,12 +94,9 @@ enum RedactionTarget {
         recipe.status = [200, 302, 404, 500][Int(input.byte()) % 4]
         recipe.responseKind = Int(input.byte()) % 4
         for _ in 0..<Int(input.byte()) % 4 { recipe.echoes.append(value()) }
-        if input.bool(), redaction.headers.contains("Set-Cookie") {
-            let index = Int(input.byte()) % 3
-            if isCookieValue(secrets[index]) {
-                recipe.setCookie = index
-                masked.insert(index)
-            }
+        if input.bool(), redaction.headers.contains("Set-Cookie"), isCookieValue(secrets[3]) {
+            recipe.setCookie = 3
+            masked.insert(3)
         }
         if input.bool() { recipe.failure = Int(input.byte()) % 3 }
         if input.bool() { recipe.maximumBodySize = Int(input.byte()) }
@@ -153,13 +154,15 @@ enum RedactionTarget {
         case 2:
             headers["Content-Type"] = "application/json"
             var object: [String: Any] = [:]
+            var inner: [String: Any] = ["id": 1]
             for field in recipe.bodyFields {
                 if field.nested {
-                    object["outer"] = [["id": 1, field.name: text(field.value)]]
+                    inner[field.name] = text(field.value)
                 } else {
                     object[field.name] = text(field.value)
                 }
             }
+            if inner.count > 1 { object["outer"] = [inner] }
             body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         case 3:
             headers["Content-Type"] = "text/plain"
