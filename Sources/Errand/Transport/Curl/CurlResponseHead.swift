@@ -74,7 +74,7 @@ package struct CurlResponseHead {
                 if let first = fields[..<index].first(where: { $0.name.equalsIgnoringASCIICase(name) }) {
                     headers[first.name, default: ""] += ", " + value
                 } else {
-                    headers[name] = value
+                    Self.add(value, as: name, to: &headers)
                 }
             }
             return headers
@@ -86,10 +86,18 @@ package struct CurlResponseHead {
                 headers[existing, default: ""] += ", " + value
             } else {
                 spelling[key] = name
-                headers[name] = value
+                Self.add(value, as: name, to: &headers)
             }
         }
         return headers
+    }
+
+    /// Sets a field new to the head, or joins it to the value already under a key its name equals
+    /// as a Swift string but not byte for byte: a name that is no HTTP token, such as `é` spelled
+    /// precomposed and decomposed, or `K` spelled as the Kelvin sign. Set, one replaced the other.
+    private static func add(_ value: String, as name: String, to headers: inout [String: String]) {
+        guard let previous = headers.updateValue(value, forKey: name) else { return }
+        headers[name] = previous + ", " + value
     }
 
     /// The most fields whose names are compared with each earlier one's, case aside, rather than
