@@ -105,8 +105,13 @@ enum URLBuilderTarget {
             target = reference
         } else {
             guard var baseParts = Parts(RequestURLBuilder.encodingInvalidCharacters(base)), baseParts.scheme != nil,
-                let referenceParts = Parts(reference), isValid(authority: baseParts.authority ?? "")
-            else { return nil }
+                let referenceParts = Parts(reference), let baseAuthority = baseParts.authority,
+                !baseAuthority.isEmpty, isValid(authority: baseAuthority)
+            else {
+                // A base without a host (`aahttp:../x`) is no base; RFC 3986 resolves against it
+                // to text that reads back differently (a path starting `//`).
+                return nil
+            }
             // Foundation keeps the dot segments of a network-path reference (`//host/../x`), which
             // RFC 3986 removes: a known disagreement, left alone.
             if let authority = referenceParts.authority {
