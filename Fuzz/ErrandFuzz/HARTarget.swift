@@ -23,7 +23,9 @@ enum HARTarget {
             guard case .decoding = error else { fatalError("unexpected error \(error)") }
             return
         }
-        guard let root = try? JSONSerialization.jsonObject(with: har) as? [String: Any],
+        // JSONDecoder reads invalid UTF-8 in a string as U+FFFD, where JSONSerialization refuses it.
+        let text = Data(String(decoding: har, as: UTF8.self).utf8)
+        guard let root = try? JSONSerialization.jsonObject(with: text) as? [String: Any],
             let log = root["log"] as? [String: Any], let entries = log["entries"] as? [[String: Any]]
         else { fatalError("a replay read a file that is not HAR") }
         for entry in entries.prefix(16) {
