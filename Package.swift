@@ -50,6 +50,10 @@ let package = Package(
         .executableTarget(
             name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks",
             exclude: ["h2-server.sh", "alternate.sh"]),
+        // libFuzzer targets for every parser of server- or file-controlled input. Built with
+        // -sanitize=fuzzer (Fuzz/run.sh) libFuzzer drives it; built plainly it replays the files
+        // given to it, so the seed corpora in Fuzz/Corpus run as a regression check.
+        .executableTarget(name: "ErrandFuzz", dependencies: ["Errand"], path: "Fuzz/ErrandFuzz"),
     ],
     swiftLanguageModes: [.v6]
 )

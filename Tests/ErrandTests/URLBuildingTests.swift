@@ -76,6 +76,35 @@ struct URLBuildingTests {
         #expect(try build(Request(url: ""), base: "https://api.example.com/v1") == "https://api.example.com/v1/")
     }
 
+    /// A base's query and fragment follow its path: the `/` that makes `users` extend the path
+    /// goes before them, and a path replaces them, as RFC 3986 says. Appending `/` to the text
+    /// made `https://api.example.com/v1?key=1` resolve `users` to `https://api.example.com/users`,
+    /// and an empty path under such a base failed.
+    @Test(arguments: [
+        ("https://api.example.com/v1?key=1", "users", "https://api.example.com/v1/users"),
+        ("https://api.example.com/v1?key=1", "/users", "https://api.example.com/users"),
+        ("https://api.example.com/v1?key=1", "users?id=2", "https://api.example.com/v1/users?id=2"),
+        ("https://api.example.com/v1?key=1", "", "https://api.example.com/v1/?key=1"),
+        ("https://api.example.com/v1#top", "users", "https://api.example.com/v1/users"),
+        ("https://api.example.com/v1#top", "", "https://api.example.com/v1/"),
+        ("https://api.example.com?key=1", "users", "https://api.example.com/users"),
+        ("https://api.example.com/v1?key=1", "?q=1", "https://api.example.com/v1/?q=1"),
+    ])
+    func baseWithQueryOrFragment(base: String, path: String, expected: String) throws {
+        #expect(try build(Request(url: path), base: base) == expected)
+    }
+
+    /// A `.` or `..` segment in the base's path is removed by resolution, whichever way the
+    /// path joins; joined as text it was kept (`https://h.example/./users`).
+    @Test(arguments: [
+        ("https://api.example.com/./", "users", "https://api.example.com/users"),
+        ("https://api.example.com/v1/../v2", "users", "https://api.example.com/v2/users"),
+        ("https://api.example.com/v1/..", "users", "https://api.example.com/users"),
+    ])
+    func dotSegmentsInTheBasePath(base: String, path: String, expected: String) throws {
+        #expect(try build(Request(url: path), base: base) == expected)
+    }
+
     @Test func queryInURLSurvives() throws {
         #expect(
             try build(Request(url: "search?q=swift"), base: "https://api.example.com/v1")

@@ -3,7 +3,7 @@ import Foundation
 /// Turns one exchange — the request as sent, the response or error it got, its metrics — into a
 /// HAR entry, masking what the ``Redaction`` names before any text is made, so a masked value
 /// never reaches the entry, in plain or base64 text.
-struct HAREntryBuilder: Sendable {
+package struct HAREntryBuilder: Sendable {
     let redaction: Redaction
     /// Bytes of a body recorded; beyond, the body is truncated, saying so.
     let maximumBodySize: Int
@@ -411,6 +411,8 @@ struct HAREntryBuilder: Sendable {
         }
         // The user information, whole and as the Basic credentials built from it, and the query.
         _ = redaction.url(string: request.url.absoluteString, masked: &secrets)
+        // Foundation's `password` may be percent-encoded (it is on Linux); a server may quote either spelling.
+        secrets += [true, false].compactMap { request.url.password(percentEncoded: $0) }
         return secrets
     }
 

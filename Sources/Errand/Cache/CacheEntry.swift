@@ -6,7 +6,7 @@ import Foundation
 /// File layout: the magic `ERRANDC2`, the metadata's length as 4 big-endian bytes, the metadata
 /// as JSON, then the body. The metadata records the body's length and hash, so a truncated or
 /// corrupted file is detected rather than served.
-struct CacheEntry: Sendable {
+package struct CacheEntry: Sendable {
     struct Metadata: Codable, Sendable {
         /// ``CacheKey/identityHash``: the identity itself may hold tokens.
         var identityHash: String
@@ -23,7 +23,7 @@ struct CacheEntry: Sendable {
     }
 
     let metadata: Metadata
-    let body: Data
+    package let body: Data
 
     init(response: Response, settings: CacheSettings, appVersion: String, storedAt: Date) {
         metadata = Metadata(
@@ -36,7 +36,7 @@ struct CacheEntry: Sendable {
     }
 
     /// Parses a cache file; `nil` when it is not one, or is truncated or corrupted.
-    init?(file: Data) {
+    package init?(file: Data) {
         let magic = Self.magic
         guard file.count >= magic.count + 4, file.starts(with: magic) else { return nil }
         let lengthStart = file.startIndex + magic.count
@@ -53,7 +53,7 @@ struct CacheEntry: Sendable {
     }
 
     /// The bytes of the cache file.
-    func encoded() -> Data {
+    package func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // Encoding a struct of strings and numbers cannot fail; an empty record would read back as corrupt.

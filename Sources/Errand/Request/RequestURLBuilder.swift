@@ -1,12 +1,12 @@
 import Foundation
 
 /// Resolves a request's `url` the way YTKNetwork's `buildRequestUrl` does.
-enum RequestURLBuilder {
+package enum RequestURLBuilder {
     /// An absolute `url` wins as is. Otherwise the URL filters run in order, and the result is
     /// resolved against the base — the request's own, else the config's; the CDN's with `useCDN` —
-    /// after giving the base a trailing `/`, so that `"users"` extends its path and `"/users"`
-    /// starts from the host root. `query`, when not empty, is added to the resolved URL's query.
-    static func url(for request: any BaseRequest, config: NetworkConfig, query: String = "") throws(ErrandError)
+    /// after ending the base's path with a `/`, so that `"users"` extends its path and `"/users"`
+    /// starts from the host root; the base's query and fragment give way to the path's. `query`, when not empty, is added to the resolved URL's query.
+    package static func url(for request: any BaseRequest, config: NetworkConfig, query: String = "") throws(ErrandError)
         -> URL
     {
         let string = appending(query, to: try urlString(for: request, config: config))
@@ -37,7 +37,7 @@ enum RequestURLBuilder {
         let path = encodingInvalidCharacters(filtered)
         let base = encodingInvalidCharacters(baseURLString(for: request, config: config))
         if let joined = joined(base, path) { return joined }
-        let baseURL = URL(string: base.isEmpty || base.hasSuffix("/") ? base : base + "/")
+        let baseURL = URL(string: endingPathWithSlash(base))
         guard let resolved = URL(string: path, relativeTo: baseURL)?.absoluteURL, isAbsolute(resolved) else {
             throw .invalidURL(base.isEmpty ? path : "\(base) + \(path)")
         }
@@ -45,22 +45,41 @@ enum RequestURLBuilder {
     }
 
     /// `path` resolved against `base` as text, when both are plain: a base with a scheme and an
-    /// authority and no query or fragment; a path with no scheme, no `.` or `..` segment, and not
-    /// starting with `//`, `?` or `#`. `nil` otherwise.
+    /// authority and no `.` or `..` segment in its path; a path with no scheme, no `.` or `..`
+    /// segment, and not starting with `//`, `?` or `#`. `nil` otherwise. The base's query and
+    /// fragment give way to the path's, as RFC 3986 says; an empty path keeps the base's query.
     private static func joined(_ base: String, _ path: String) -> String? {
-        guard hasAuthority(base), isPlainPath(path),
-            !base.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
-        else { return nil }
+        guard hasAuthority(base), isPlainPath(path) else { return nil }
+        let utf8 = base.utf8
+        let pathEnd = utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
         guard path.utf8.first == UInt8(ascii: "/") else {
-            return base.utf8.last == UInt8(ascii: "/") ? base + path : base + "/" + path
+            var directory = String(base[..<pathEnd])
+            if directory.utf8.last != UInt8(ascii: "/") { directory += "/" }
+            guard !path.isEmpty else {
+                let fragmentStart = utf8.firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+                directory += base[pathEnd..<fragmentStart]
+                return directory
+            }
+            // A `.` or `..` in the base's path is for RFC 3986 resolution to remove.
+            guard let authority = authorityRange(of: base), isPlainPath(String(base[authority.upperBound..<pathEnd]))
+            else { return nil }
+            directory += path
+            return directory
         }
         // From the host root: keep `scheme://authority`, drop the base's path.
-        guard let schemeEnd = base.utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        let authority = base.utf8[schemeEnd...].dropFirst(3)
-        let authorityEnd = authority.firstIndex(of: UInt8(ascii: "/")) ?? base.utf8.endIndex
-        var root = String(base[..<authorityEnd])
+        guard let authority = authorityRange(of: base) else { return nil }
+        var root = String(base[..<authority.upperBound])
         root += path
         return root
+    }
+
+    /// `base` with a `/` ending its path, before any query or fragment, so that a relative path
+    /// extends the base's path rather than replacing its last segment.
+    private static func endingPathWithSlash(_ base: String) -> String {
+        let utf8 = base.utf8
+        let pathEnd = utf8.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? utf8.endIndex
+        guard !base.isEmpty, utf8[..<pathEnd].last != UInt8(ascii: "/") else { return base }
+        return base[..<pathEnd] + "/" + base[pathEnd...]
     }
 
     /// Whether `path` resolves by plain concatenation: one pass over its bytes, as it runs for
@@ -122,7 +141,7 @@ enum RequestURLBuilder {
     /// Foundation, given one such byte, encodes the whole string again, `%` included —
     /// `hd=[1]&%2Bfoo%2B` became `hd=%5B1%5D&%252Bfoo%252B`, and the server read the key `%2Bfoo%2B`.
     /// A text with nothing to encode is returned as it is, without copying.
-    static func encodingInvalidCharacters(_ text: String) -> String {
+    package static func encodingInvalidCharacters(_ text: String) -> String {
         let utf8 = text.utf8
         let authority = authorityRange(of: text)
         var hasFragment = false

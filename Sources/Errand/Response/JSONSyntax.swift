@@ -8,9 +8,9 @@ import Foundation
 /// accepts: ASCII text, strings without `\u` escapes, numbers of at most 15 digits without an
 /// exponent, nesting at most 64 deep, no byte order mark. `false` means "not certain": the
 /// caller asks `JSONSerialization`, so what passes and what fails is exactly what it decides.
-enum JSONSyntax {
+package enum JSONSyntax {
     /// Whether `data` is, for certain, a JSON document (a fragment such as `3` or `"a"` included).
-    static func isCertainlyValid(_ data: Data) -> Bool {
+    package static func isCertainlyValid(_ data: Data) -> Bool {
         data.withUnsafeBytes { raw in
             var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self))
             return scanner.document()

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns a body's chunks, in order, into the elements a view of a ``ResponseStream`` yields:
 /// lines, events.
-protocol ChunkDecoder {
+package protocol ChunkDecoder {
     associatedtype Element
     /// The elements `chunk` completes, in order.
     mutating func decode(_ chunk: Data) throws(ErrandError) -> [Element]
@@ -11,23 +11,23 @@ protocol ChunkDecoder {
 }
 
 extension LineSplitter: ChunkDecoder {
-    mutating func decode(_ chunk: Data) throws(ErrandError) -> [String] {
+    package mutating func decode(_ chunk: Data) throws(ErrandError) -> [String] {
         try appendDecoding(chunk)
     }
 
     /// The last line, even without a line end.
-    mutating func decodeEnd() throws(ErrandError) -> [String] {
+    package mutating func decodeEnd() throws(ErrandError) -> [String] {
         try finishDecoding().map { [$0] } ?? []
     }
 }
 
 extension ServerSentEventParser: ChunkDecoder {
-    mutating func decode(_ chunk: Data) throws(ErrandError) -> [Dispatched] {
+    package mutating func decode(_ chunk: Data) throws(ErrandError) -> [Dispatched] {
         try parseDispatched(chunk)
     }
 
     /// Nothing: an event the body cut off is dropped, as the WHATWG rules say.
-    mutating func decodeEnd() throws(ErrandError) -> [Dispatched] {
+    package mutating func decodeEnd() throws(ErrandError) -> [Dispatched] {
         finish()
         return []
     }

@@ -4,7 +4,7 @@ import Foundation
 /// Server-Sent Events parser. A line lying wholly inside one chunk is handed out in place, with no
 /// copy; only a line spanning chunks is gathered, and never past `maximumLineLength`, so an endless
 /// line cannot grow memory.
-struct LineSplitter {
+package struct LineSplitter {
     /// The longest line allowed, in bytes without its terminator; a longer one throws
     /// ``ErrandError/responseTooLarge(_:)`` with this value as soon as it is seen.
     let maximumLineLength: Int
@@ -18,7 +18,7 @@ struct LineSplitter {
     private var skipsLineFeed = false
 
     /// A splitter with nothing pending; see ``maximumLineLength`` and ``endsLineOnCarriageReturn``.
-    init(maximumLineLength: Int, endsLineOnCarriageReturn: Bool) {
+    package init(maximumLineLength: Int, endsLineOnCarriageReturn: Bool) {
         self.maximumLineLength = maximumLineLength
         self.endsLineOnCarriageReturn = endsLineOnCarriageReturn
     }
@@ -28,14 +28,14 @@ struct LineSplitter {
     ///
     /// - Throws: ``ErrandError/responseTooLarge(_:)`` for a line longer than ``maximumLineLength``,
     ///   or what `line` throws; either way the splitter must not be fed again.
-    mutating func append(
+    package mutating func append(
         _ chunk: Data, line: (UnsafeRawBufferPointer) throws(ErrandError) -> Void
     ) throws(ErrandError) {
         try chunk.withBytes { (bytes) throws(ErrandError) in try append(bytes, line: line) }
     }
 
     /// Feeds the next chunk as raw bytes, valid only during the call; otherwise as the `Data` form.
-    mutating func append(
+    package mutating func append(
         _ bytes: UnsafeRawBufferPointer, line: (UnsafeRawBufferPointer) throws(ErrandError) -> Void
     ) throws(ErrandError) {
         let count = bytes.count
@@ -73,7 +73,7 @@ struct LineSplitter {
     ///
     /// - Throws: ``ErrandError/responseTooLarge(_:)`` when that line, with a final CR that turned
     ///   out not to start a CRLF, is longer than ``maximumLineLength``.
-    mutating func finish() throws(ErrandError) -> [UInt8]? {
+    package mutating func finish() throws(ErrandError) -> [UInt8]? {
         skipsLineFeed = false
         guard !partial.isEmpty else { return nil }
         defer { partial = [] }

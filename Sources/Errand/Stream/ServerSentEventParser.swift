@@ -3,17 +3,17 @@ import Foundation
 /// Turns the bytes of a `text/event-stream` body, in chunks of any size, into ``ServerSentEvent``s
 /// by the WHATWG rules for interpreting an event stream. Pure and transport-independent, so every
 /// rule is tested on bytes alone; fields are matched as bytes and only values become strings.
-struct ServerSentEventParser {
+package struct ServerSentEventParser {
     /// The largest line, and the largest `data` an event may gather, in bytes; past it parsing
     /// throws ``ErrandError/responseTooLarge(_:)`` with this value instead of holding more.
     let maximumEventSize: Int
     /// The last event ID string: the newest `id` field's value as of the last dispatched block,
     /// kept across events until another `id` changes it; `""` at first. A reconnect sends it as
     /// `Last-Event-ID`.
-    private(set) var lastEventID = ""
+    package private(set) var lastEventID = ""
     /// The reconnection time in milliseconds from the last valid `retry` field, even one in a block
     /// that dispatched nothing; `nil` until one arrives.
-    private(set) var reconnectionTime: Int?
+    package private(set) var reconnectionTime: Int?
 
     private var splitter: LineSplitter
     /// How many bytes of a UTF-8 byte order mark opened the stream so far; `nil` once the start is past.
@@ -31,7 +31,7 @@ struct ServerSentEventParser {
 
     /// A parser at the start of a stream; see ``maximumEventSize``. `lastEventID` carries the last
     /// event ID over from an earlier connection of the same event source (default `""`).
-    init(maximumEventSize: Int, lastEventID: String = "") {
+    package init(maximumEventSize: Int, lastEventID: String = "") {
         self.maximumEventSize = maximumEventSize
         self.lastEventID = lastEventID
         lastEventIDBuffer = lastEventID
@@ -41,25 +41,25 @@ struct ServerSentEventParser {
     /// An event with what the stream said up to it: one chunk may hold several events, and a
     /// reader that stops after the first must resume from the first's last event ID, not from
     /// the chunk's.
-    struct Dispatched {
-        let event: ServerSentEvent
+    package struct Dispatched {
+        package let event: ServerSentEvent
         /// The last event ID as of this event's dispatch.
-        let lastEventID: String
+        package let lastEventID: String
         /// The reconnection time as of this event's dispatch.
-        let reconnectionTime: Int?
+        package let reconnectionTime: Int?
     }
 
     /// Feeds the next chunk and returns the events it completes, in order.
     ///
     /// - Throws: ``ErrandError/responseTooLarge(_:)`` for a line or an event's data larger than
     ///   ``maximumEventSize``; the parser must not be fed again.
-    mutating func parse(_ chunk: Data) throws(ErrandError) -> [ServerSentEvent] {
+    package mutating func parse(_ chunk: Data) throws(ErrandError) -> [ServerSentEvent] {
         try parseDispatched(chunk).map(\.event)
     }
 
     /// Feeds the next chunk and returns the events it completes, in order, each with the stream's
     /// state as of its dispatch. Throws as ``parse(_:)`` does.
-    mutating func parseDispatched(_ chunk: Data) throws(ErrandError) -> [Dispatched] {
+    package mutating func parseDispatched(_ chunk: Data) throws(ErrandError) -> [Dispatched] {
         var events: [Dispatched] = []
         try chunk.withBytes { (bytes) throws(ErrandError) in
             try parse(bytes) { (event) throws(ErrandError) in events.append(event) }
@@ -70,7 +70,7 @@ struct ServerSentEventParser {
     /// Ends the stream. A block without its closing blank line is discarded, as WHATWG says, and
     /// the parser starts over as at a new stream's start; ``lastEventID`` and
     /// ``reconnectionTime`` are kept, as a reconnect needs them.
-    mutating func finish() {
+    package mutating func finish() {
         splitter = LineSplitter(maximumLineLength: maximumEventSize, endsLineOnCarriageReturn: true)
         byteOrderMarkMatched = 0
         resetBlock()

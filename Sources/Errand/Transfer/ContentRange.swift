@@ -1,12 +1,12 @@
 import Foundation
 
 /// A `Content-Range: bytes first-last/total` value; `total` is `nil` for `*`.
-struct ContentRange {
-    let start: Int64
-    let end: Int64
-    let total: Int64?
+package struct ContentRange {
+    package let start: Int64
+    package let end: Int64
+    package let total: Int64?
 
-    init?(_ value: String?) {
+    package init?(_ value: String?) {
         guard let value = value?.trimmed, value.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = value.dropFirst("bytes ".count).split(separator: "/", omittingEmptySubsequences: false)
         guard spec.count == 2 else { return nil }

@@ -17,7 +17,7 @@ import Foundation
 /// Use: ``resumeHeaders()`` before sending; ``begin(statusCode:headers:)`` on the response head;
 /// ``write(_:)`` per body chunk; then ``complete()``, ``suspend()`` (failure or cancel: keep the
 /// partial) or ``discard()``. All members may be called from any thread.
-final class PartialDownload: Sendable {
+package final class PartialDownload: Sendable {
     /// What to do with the response whose head ``begin(statusCode:headers:)`` was given.
     enum Disposition: Equatable, Sendable {
         /// Stream the body to disk with ``write(_:)``: `offset` bytes are already there (non-zero

@@ -25,4 +25,15 @@ struct CurlResponseHeadTests {
         #expect(parsed.headers.count == filler + 1)
         #expect(parsed.values(of: "vary") == ["Accept", "Origin", "Cookie"])
     }
+
+    /// Field names that are no HTTP token but equal as Swift strings (canonically equivalent) are
+    /// one key of `headers`: the second value replaced the first. Found by the response-head fuzz target.
+    @Test(arguments: [3, 100])
+    func fieldNamesEqualOnlyAsUnicodeKeepEveryValue(filler: Int) {
+        let fillers = (0..<filler).map { "X-Filler-\($0): \($0)" }
+        let parsed = head(["HTTP/1.1 200 OK", "\u{E9}: 1"] + fillers + ["e\u{301}: 2", "\u{212A}ey: 3", "Key: 4"])
+        #expect(parsed.headers["\u{E9}"] == "1, 2")
+        #expect(parsed.headers["Key"] == "3, 4")
+        #expect(parsed.headers.count == filler + 2)
+    }
 }

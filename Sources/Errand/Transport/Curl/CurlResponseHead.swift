@@ -2,22 +2,25 @@ import Foundation
 
 /// Collects one response's status line and header fields from libcurl's header callback, one
 /// line at a time, across interim (1xx) responses.
-struct CurlResponseHead {
+package struct CurlResponseHead {
     /// The status of the response being read; `0` before its status line.
-    private(set) var statusCode = 0
+    package private(set) var statusCode = 0
     /// Field names in arrival order with their values; repeated fields keep every value.
     private(set) var fields: [(name: String, value: String)] = []
 
     /// What a header line completed.
-    enum Outcome {
+    package enum Outcome {
         /// More lines to come.
         case incomplete
         /// A final (non-1xx) response's head ended.
         case complete
     }
 
+    /// A head with no line read yet.
+    package init() {}
+
     /// Takes one raw line, CRLF included. Works on bytes: this runs for every header line of every response.
-    mutating func take(_ line: UnsafeRawBufferPointer) -> Outcome {
+    package mutating func take(_ line: UnsafeRawBufferPointer) -> Outcome {
         let bytes = line.bindMemory(to: UInt8.self)
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
@@ -63,7 +66,7 @@ struct CurlResponseHead {
 
     /// The fields as one dictionary: a repeated field's values joined with ", ", as URLSession
     /// does, under the spelling of its first occurrence.
-    var headers: [String: String] {
+    package var headers: [String: String] {
         // Sized at once: grown field by field, it was copied and rehashed three times.
         var headers = [String: String](minimumCapacity: fields.count)
         guard fields.count > Self.fieldsComparedInPlace else {
@@ -71,7 +74,7 @@ struct CurlResponseHead {
                 if let first = fields[..<index].first(where: { $0.name.equalsIgnoringASCIICase(name) }) {
                     headers[first.name, default: ""] += ", " + value
                 } else {
-                    headers[name] = value
+                    Self.add(value, as: name, to: &headers)
                 }
             }
             return headers
@@ -83,10 +86,18 @@ struct CurlResponseHead {
                 headers[existing, default: ""] += ", " + value
             } else {
                 spelling[key] = name
-                headers[name] = value
+                Self.add(value, as: name, to: &headers)
             }
         }
         return headers
+    }
+
+    /// Sets a field new to the head, or joins it to the value already under a key its name equals
+    /// as a Swift string but not byte for byte: a name that is no HTTP token, such as `é` spelled
+    /// precomposed and decomposed, or `K` spelled as the Kelvin sign. Set, one replaced the other.
+    private static func add(_ value: String, as name: String, to headers: inout [String: String]) {
+        guard let previous = headers.updateValue(value, forKey: name) else { return }
+        headers[name] = previous + ", " + value
     }
 
     /// The most fields whose names are compared with each earlier one's, case aside, rather than
@@ -95,7 +106,7 @@ struct CurlResponseHead {
     private static let fieldsComparedInPlace = 32
 
     /// Every value of the field `name`, matched case-insensitively, unjoined (`Set-Cookie` values contain commas).
-    func values(of name: String) -> [String] {
+    package func values(of name: String) -> [String] {
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
 }

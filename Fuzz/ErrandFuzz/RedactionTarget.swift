@@ -1,0 +1,254 @@
+import Errand
+import Foundation
+
+/// HAR entries recorded under a `Redaction`: values the input places in masked header fields,
+/// cookies, query items, form fields, JSON fields and the URL's password — and that the response,
+/// its headers or the error then quote back — must not reach the entry, in plain or base64 text.
+///
+/// The same exchange is also recorded with every secret replaced by a neutral value of the same
+/// length; a secret counts as leaked only when it is in the first entry and not in that one, so
+/// text Errand writes itself (a reason phrase, the placeholder) is never taken for a leak.
+enum RedactionTarget {
+    private static let maskableHeaders = ["Authorization", "Cookie", "Set-Cookie", "X-Api-Key"]
+    private static let names = ["token", "key", "password", "user", "q", "a b", "t+k"]
+    private static let publicAlphabet = ["a", "b", "c", "1", "2", "-", "_", "."]
+
+    /// Where a value goes: a secret, by index, or public text.
+    private enum Value {
+        case secret(Int)
+        case text(String)
+    }
+
+    /// The exchange, as a recipe: built once with the secrets, once with neutral values.
+    private struct Recipe {
+        var password: Int?
+        var query: [(name: String, value: Value)] = []
+        var headers: [(name: String, value: Value, bearer: Bool)] = []
+        var cookie: Int?
+        var bodyKind = 0
+        var bodyFields: [(name: String, value: Value, nested: Bool)] = []
+        var status = 200
+        var responseKind = 0
+        var echoes: [Value] = []
+        var setCookie: Int?
+        var failure: Int?
+        var maximumBodySize = 1 << 20
+    }
+
+    static func run(_ data: Data) {
+        var input = FuzzInput(data)
+        let flags = input.byte()
+        let redaction = Redaction(
+            headers: Set(maskableHeaders.enumerated().filter { flags & (1 << $0.offset) != 0 }.map(\.element)),
+            queryItems: Set(names.filter { _ in input.bool() }),
+            jsonFields: Set(names.filter { _ in input.bool() }))
+        // The fourth is a response's own (`Set-Cookie`): masked by name, never looked for elsewhere,
+        // as only the request's values are; so no echo quotes it.
+        let secrets = (0..<4).map { _ in input.string(upTo: 16) }
+        var recipe = Recipe()
+        var masked: Set<Int> = []
+        func value() -> Value {
+            input.bool() ? .secret(Int(input.byte()) % 3) : .text(input.string(from: publicAlphabet, upTo: 6))
+        }
+        func maskedValue(_ isMasked: Bool, allowing isAllowed: (String) -> Bool = { _ in true }) -> Value {
+            let value = value()
+            guard case .secret(let index) = value else { return value }
+            // A secret only goes where a name masks it; elsewhere it would be the caller's own disclosure.
+            guard isMasked, isAllowed(secrets[index]) else { return .text("pub") }
+            masked.insert(index)
+            return value
+        }
+        if input.bool() {
+            recipe.password = Int(input.byte()) % 3
+            masked.insert(recipe.password!)
+        }
+        for _ in 0..<Int(input.byte()) % 4 {
+            let name = names[Int(input.byte()) % names.count]
+            recipe.query.append((name, maskedValue(redaction.queryItems.contains(name))))
+        }
+        for _ in 0..<Int(input.byte()) % 3 {
+            let name = (maskableHeaders + ["X-Public"])[Int(input.byte()) % 5]
+            // One value per field: a second would replace the first, which then was never sent.
+            guard name != "Cookie" && name != "Set-Cookie", !recipe.headers.contains(where: { $0.name == name })
+            else { continue }
+            let value = maskedValue(redaction.headers.contains(name), allowing: isFieldValue)
+            recipe.headers.append((name, value, input.bool()))
+        }
+        if input.bool(), redaction.headers.contains("Cookie") {
+            let index = Int(input.byte()) % 3
+            if isCookieValue(secrets[index]) {
+                recipe.cookie = index
+                masked.insert(index)
+            }
+        }
+        recipe.bodyKind = Int(input.byte()) % 5
+        for _ in 0..<Int(input.byte()) % 4 {
+            let name = names[Int(input.byte()) % names.count]
+            guard !recipe.bodyFields.contains(where: { $0.name == name }) else { continue }
+            let isMasked =
+                recipe.bodyKind == 1
+                ? redaction.queryItems.union(redaction.jsonFields).contains(name)
+                : recipe.bodyKind == 2 ? redaction.jsonFields.contains(name) : false
+            recipe.bodyFields.append((name, maskedValue(isMasked), input.bool()))
+        }
+        recipe.status = [200, 302, 404, 500][Int(input.byte()) % 4]
+        recipe.responseKind = Int(input.byte()) % 4
+        for _ in 0..<Int(input.byte()) % 4 { recipe.echoes.append(value()) }
+        if input.bool(), redaction.headers.contains("Set-Cookie"), isCookieValue(secrets[3]) {
+            recipe.setCookie = 3
+            masked.insert(3)
+        }
+        if input.bool() { recipe.failure = Int(input.byte()) % 3 }
+        if input.bool() { recipe.maximumBodySize = Int(input.byte()) }
+
+        let neutral = secrets.enumerated().map { index, secret in
+            "Z\(index)" + String(repeating: "q", count: max(secret.utf8.count - 2, 0))
+        }
+        let recorded = texts(of: entry(recipe, secrets: secrets, redaction: redaction))
+        let baseline = texts(of: entry(recipe, secrets: neutral, redaction: redaction))
+        for index in masked.sorted() {
+            let secret = secrets[index]
+            let trimmed = secret.trimmingCharacters(in: .whitespaces)
+            // Shorter values are masked by name only: looking for them everywhere would mangle the file.
+            guard trimmed.count >= 4, trimmed != "<redacted>" else { continue }
+            var forms = [trimmed, formEncoded(secret)]
+            let base64 = Data(secret.utf8).base64EncodedString()
+            if secret.utf8.count >= 6 { forms.append(String(base64.prefix(secret.utf8.count / 3 * 4))) }
+            for form in forms where form.count >= 4 && recorded.contains(form) && !baseline.contains(form) {
+                let entry = recorded.replacingOccurrences(of: "\u{0}", with: "\n  ")
+                fatalError(
+                    "the masked value \(secret.debugDescription) reached the entry as \(form.debugDescription):\n  \(entry)"
+                )
+            }
+        }
+    }
+
+    // MARK: The exchange
+
+    private static func entry(_ recipe: Recipe, secrets: [String], redaction: Redaction) -> Data {
+        func text(_ value: Value) -> String {
+            switch value {
+            case .secret(let index): secrets[index]
+            case .text(let text): text
+            }
+        }
+        var url = "https://"
+        if let password = recipe.password { url += "user:\(formEncoded(secrets[password]))@" }
+        url += "h.example/p"
+        if !recipe.query.isEmpty {
+            url +=
+                "?"
+                + recipe.query.map { "\(formEncoded($0.name))=\(formEncoded(text($0.value)))" }.joined(separator: "&")
+        }
+        guard let requestURL = URL(string: url) else { fatalError("cannot build \(url)") }
+        var headers: [String: String] = [:]
+        for header in recipe.headers { headers[header.name] = (header.bearer ? "Bearer " : "") + text(header.value) }
+        if let cookie = recipe.cookie { headers["Cookie"] = "theme=dark; sid=\(secrets[cookie])" }
+        var body: Data?
+        switch recipe.bodyKind {
+        case 1:
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+            body = Data(
+                recipe.bodyFields.map { "\(formEncoded($0.name))=\(formEncoded(text($0.value)))" }
+                    .joined(separator: "&").utf8)
+        case 2:
+            headers["Content-Type"] = "application/json"
+            var object: [String: Any] = [:]
+            var inner: [String: Any] = ["id": 1]
+            for field in recipe.bodyFields {
+                if field.nested {
+                    inner[field.name] = text(field.value)
+                } else {
+                    object[field.name] = text(field.value)
+                }
+            }
+            if inner.count > 1 { object["outer"] = [inner] }
+            body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        case 3:
+            headers["Content-Type"] = "text/plain"
+            body = Data((["note:"] + recipe.echoes.map(text)).joined(separator: " ").utf8)
+        case 4:
+            headers["Content-Type"] = "application/octet-stream"
+            body = Data([0xFF, 0x00] + (recipe.echoes.map(text)).joined().utf8)
+        default:
+            body = nil
+        }
+        let request = TransportRequest(
+            url: requestURL, method: body == nil ? "GET" : "POST", headers: headers, body: body)
+
+        let echoed = recipe.echoes.map(text)
+        var responseHeaders = ["X-Echo": echoed.joined(separator: " ")]
+        if let setCookie = recipe.setCookie { responseHeaders["Set-Cookie"] = "sid=\(secrets[setCookie]); Path=/" }
+        if recipe.status == 302 { responseHeaders["Location"] = url }
+        let responseBody: Data
+        switch recipe.responseKind {
+        case 0:
+            responseHeaders["Content-Type"] = "application/json"
+            let object: [String: Any] = ["url": url, "echo": echoed, "headers": headers]
+            responseBody =
+                (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+                ?? Data()
+        case 1:
+            responseHeaders["Content-Type"] = "text/plain; charset=utf-8"
+            responseBody = Data(([url] + echoed).joined(separator: "\n").utf8)
+        case 2:
+            responseHeaders["Content-Type"] = "application/octet-stream"
+            responseBody = Data([0xC3, 0x28] + Array(echoed.joined(separator: "|").utf8))
+        default:
+            responseBody = body ?? Data()
+        }
+        let response = Response(statusCode: recipe.status, headers: responseHeaders, data: responseBody)
+        let error = recipe.failure.map { ErrandError.decoding("the server said \(secrets[$0]) at \(url)") }
+        return HAREntryBuilder.entryJSON(
+            redaction: redaction, maximumBodySize: recipe.maximumBodySize, request: request,
+            response: error == nil ? response : nil, error: error)
+    }
+
+    // MARK: Helpers
+
+    /// Every string the entry holds, and base64 bodies decoded, joined with NUL between them.
+    private static func texts(of entry: Data) -> String {
+        guard let object = try? JSONSerialization.jsonObject(with: entry) else { fatalError("the entry is no JSON") }
+        var texts: [String] = []
+        func walk(_ value: Any) {
+            switch value {
+            case let object as [String: Any]:
+                let encoding = (object["encoding"] ?? object["_encoding"]) as? String
+                if encoding == "base64", let text = object["text"] as? String, let bytes = Data(base64Encoded: text) {
+                    texts.append(String(decoding: bytes, as: UTF8.self))
+                }
+                for (key, value) in object {
+                    texts.append(key)
+                    walk(value)
+                }
+            case let array as [Any]: array.forEach(walk)
+            case let text as String: texts.append(text)
+            default: texts.append("\(value)")
+            }
+        }
+        walk(object)
+        return texts.joined(separator: "\u{0}")
+    }
+
+    /// Form encoding, as a browser writes a field: only unreserved characters stay as they are.
+    private static func formEncoded(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics.intersection(
+            CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+
+    /// What may stand in a header field's value: no control characters, no surrounding space.
+    private static func isFieldValue(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+            && text.trimmingCharacters(in: .whitespaces) == text
+    }
+
+    /// RFC 6265 `cookie-octet`s only.
+    private static func isCookieValue(_ text: String) -> Bool {
+        !text.isEmpty
+            && text.unicodeScalars.allSatisfy {
+                (0x21...0x7E).contains($0.value) && !"\";,\\ ".unicodeScalars.contains($0)
+            }
+    }
+}
