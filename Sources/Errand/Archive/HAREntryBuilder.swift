@@ -186,9 +186,8 @@ package struct HAREntryBuilder: Sendable {
             postData: postData, headersSize: -1, bodySize: body.size)
     }
 
-    /// The response, its body `size` bytes as received, or one with status `0` when none arrived,
-    /// as browsers record a failure.
-    /// `isPartial` when `response.data` holds only the start of the body.
+    /// The response, its body `size` bytes as received (`isPartial` when `response.data` holds
+    /// only its start), or one with status `0` when none arrived, as browsers record a failure.
     private func archived(
         _ response: Response?, size: Int?, isPartial: Bool, httpVersion: String, scrubber: HARScrubber
     ) -> HTTPArchive.Response {
@@ -258,7 +257,8 @@ package struct HAREntryBuilder: Sendable {
         let masked = HARScrubber(secrets).data(fieldsMasked)
         let fullSize = max(size, bytes.count)
         let limit = max(maximumBodySize, 0)
-        let isCut = isPartial || bytes.count > limit
+        // The size as received: URL masking may have made a response's bytes shorter or longer.
+        let isCut = isPartial || (size >= 0 ? size : bytes.count) > limit
         var kept = isCut && masked.count > limit ? masked.prefix(limit) : masked
         let comment = isCut ? "\(Self.truncationNote) \(fullSize) bytes." : nil
         if Self.isTextual(mimeType) || (!kept.isEmpty && Self.isJSON(masked)) {
