@@ -94,11 +94,17 @@ enum RedactionTarget {
         recipe.status = [200, 302, 404, 500][Int(input.byte()) % 4]
         recipe.responseKind = Int(input.byte()) % 4
         for _ in 0..<Int(input.byte()) % 4 { recipe.echoes.append(value()) }
-        if input.bool(), redaction.headers.contains("Set-Cookie"), isCookieValue(secrets[3]) {
+        // Its text must not be in another secret, which an echo may quote.
+        if input.bool(), redaction.headers.contains("Set-Cookie"), isCookieValue(secrets[3]),
+            !secrets[..<3].contains(where: { $0.contains(secrets[3]) })
+        {
             recipe.setCookie = 3
             masked.insert(3)
         }
-        if input.bool() { recipe.failure = Int(input.byte()) % 3 }
+        if input.bool() {
+            recipe.failure = Int(input.byte()) % 3
+            masked.remove(3)  // no response arrives to set the cookie
+        }
         if input.bool() { recipe.maximumBodySize = Int(input.byte()) }
 
         let neutral = secrets.enumerated().map { index, secret in
