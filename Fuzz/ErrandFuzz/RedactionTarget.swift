@@ -120,8 +120,11 @@ enum RedactionTarget {
             var forms = [trimmed, formEncoded(secret)]
             let base64 = Data(secret.utf8).base64EncodedString()
             if secret.utf8.count >= 6 { forms.append(String(base64.prefix(secret.utf8.count / 3 * 4))) }
-            for form in forms where form.count >= 4 && recorded.contains(form) && !baseline.contains(form) {
-                let entry = recorded.replacingOccurrences(of: "\u{0}", with: "\n  ")
+            for form in forms
+            where form.count >= 4 && recorded.contains(where: { $0.contains(form) })
+                && !baseline.contains(where: { $0.contains(form) })
+            {
+                let entry = recorded.joined(separator: "\n  ")
                 fatalError(
                     "the masked value \(secret.debugDescription) reached the entry as \(form.debugDescription):\n  \(entry)"
                 )
@@ -212,8 +215,8 @@ enum RedactionTarget {
 
     // MARK: Helpers
 
-    /// Every string the entry holds, and base64 bodies decoded, joined with NUL between them.
-    private static func texts(of entry: Data) -> String {
+    /// Every string the entry holds, base64 bodies decoded; each is searched on its own.
+    private static func texts(of entry: Data) -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: entry) else { fatalError("the entry is no JSON") }
         var texts: [String] = []
         func walk(_ value: Any) {
@@ -233,7 +236,7 @@ enum RedactionTarget {
             }
         }
         walk(object)
-        return texts.joined(separator: "\u{0}")
+        return texts
     }
 
     /// Form encoding, as a browser writes a field: only unreserved characters stay as they are.
