@@ -118,13 +118,15 @@ enum RedactionTarget {
             // Shorter values are masked by name only: looking for them everywhere would mangle the file.
             guard trimmed.count >= 4, trimmed != "<redacted>" else { continue }
             var forms = [trimmed, formEncoded(secret)]
-            let base64 = Data(secret.utf8).base64EncodedString()
-            if secret.utf8.count >= 6 { forms.append(String(base64.prefix(secret.utf8.count / 3 * 4))) }
+            // Base64 text of the value itself; bodies recorded as base64 are searched decoded, which
+            // finds the value at any offset. (A prefix of its base64 would also match text that only
+            // shares the value's first bytes.)
+            forms.append(Data(secret.utf8).base64EncodedString())
             for form in forms
             where form.count >= 4 && recorded.contains(where: { $0.contains(form) })
                 && !baseline.contains(where: { $0.contains(form) })
             {
-                let entry = recorded.joined(separator: "\n  ")
+                let entry = recorded.filter { $0.contains(form) }.map(\.debugDescription).joined(separator: "\n  ")
                 fatalError(
                     "the masked value \(secret.debugDescription) reached the entry as \(form.debugDescription):\n  \(entry)"
                 )
