@@ -123,10 +123,10 @@ enum RedactionTarget {
             // shares the value's first bytes.)
             forms.append(Data(secret.utf8).base64EncodedString())
             for form in forms
-            where form.count >= 4 && recorded.contains(where: { $0.contains(form) })
-                && !baseline.contains(where: { $0.contains(form) })
+            where form.count >= 4 && recorded.contains(where: { holds($0, form) })
+                && !baseline.contains(where: { holds($0, form) })
             {
-                let entry = recorded.filter { $0.contains(form) }.map(\.debugDescription).joined(separator: "\n  ")
+                let entry = recorded.filter { holds($0, form) }.map(\.debugDescription).joined(separator: "\n  ")
                 fatalError(
                     "the masked value \(secret.debugDescription) reached the entry as \(form.debugDescription):\n  \(entry)"
                 )
@@ -239,6 +239,11 @@ enum RedactionTarget {
         }
         walk(object)
         return texts
+    }
+
+    /// Whether `text` holds `part`, compared as UTF-8: Foundation's `contains` stops the part at a NUL.
+    private static func holds(_ text: String, _ part: String) -> Bool {
+        Array(text.utf8).firstRange(of: Array(part.utf8)) != nil
     }
 
     /// Form encoding, as a browser writes a field: only unreserved characters stay as they are.
