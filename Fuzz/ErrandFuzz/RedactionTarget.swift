@@ -94,11 +94,17 @@ enum RedactionTarget {
         recipe.status = [200, 302, 404, 500][Int(input.byte()) % 4]
         recipe.responseKind = Int(input.byte()) % 4
         for _ in 0..<Int(input.byte()) % 4 { recipe.echoes.append(value()) }
-        if input.bool(), redaction.headers.contains("Set-Cookie"), isCookieValue(secrets[3]) {
+        // Its text must not be in another secret, which an echo may quote.
+        if input.bool(), redaction.headers.contains("Set-Cookie"), isCookieValue(secrets[3]),
+            !secrets[..<3].contains(where: { $0.contains(secrets[3]) })
+        {
             recipe.setCookie = 3
             masked.insert(3)
         }
-        if input.bool() { recipe.failure = Int(input.byte()) % 3 }
+        if input.bool() {
+            recipe.failure = Int(input.byte()) % 3
+            masked.remove(3)  // no response arrives to set the cookie
+        }
         if input.bool() { recipe.maximumBodySize = Int(input.byte()) }
 
         let neutral = secrets.enumerated().map { index, secret in
@@ -112,10 +118,15 @@ enum RedactionTarget {
             // Shorter values are masked by name only: looking for them everywhere would mangle the file.
             guard trimmed.count >= 4, trimmed != "<redacted>" else { continue }
             var forms = [trimmed, formEncoded(secret)]
-            let base64 = Data(secret.utf8).base64EncodedString()
-            if secret.utf8.count >= 6 { forms.append(String(base64.prefix(secret.utf8.count / 3 * 4))) }
-            for form in forms where form.count >= 4 && recorded.contains(form) && !baseline.contains(form) {
-                let entry = recorded.replacingOccurrences(of: "\u{0}", with: "\n  ")
+            // Base64 text of the value itself; bodies recorded as base64 are searched decoded, which
+            // finds the value at any offset. (A prefix of its base64 would also match text that only
+            // shares the value's first bytes.)
+            forms.append(Data(secret.utf8).base64EncodedString())
+            for form in forms
+            where form.count >= 4 && recorded.contains(where: { holds($0, form) })
+                && !baseline.contains(where: { holds($0, form) })
+            {
+                let entry = recorded.filter { holds($0, form) }.map(\.debugDescription).joined(separator: "\n  ")
                 fatalError(
                     "the masked value \(secret.debugDescription) reached the entry as \(form.debugDescription):\n  \(entry)"
                 )
@@ -206,8 +217,8 @@ enum RedactionTarget {
 
     // MARK: Helpers
 
-    /// Every string the entry holds, and base64 bodies decoded, joined with NUL between them.
-    private static func texts(of entry: Data) -> String {
+    /// Every string the entry holds, base64 bodies decoded; each is searched on its own.
+    private static func texts(of entry: Data) -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: entry) else { fatalError("the entry is no JSON") }
         var texts: [String] = []
         func walk(_ value: Any) {
@@ -227,7 +238,12 @@ enum RedactionTarget {
             }
         }
         walk(object)
-        return texts.joined(separator: "\u{0}")
+        return texts
+    }
+
+    /// Whether `text` holds `part`, compared as UTF-8: Foundation's `contains` stops the part at a NUL.
+    private static func holds(_ text: String, _ part: String) -> Bool {
+        Array(text.utf8).firstRange(of: Array(part.utf8)) != nil
     }
 
     /// Form encoding, as a browser writes a field: only unreserved characters stay as they are.
