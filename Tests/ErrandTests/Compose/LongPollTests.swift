@@ -79,6 +79,11 @@ struct LongPollTests {
 
     private var polls: Int { fixture.server.receivedRequests(path: "/longpoll/poll").count }
 
+    /// How long the first poll may take to reach the server: under URLSessionTransport every
+    /// session of the process shares FoundationNetworking's one thread, which the rest of a
+    /// parallel run keeps busy.
+    private static let firstPollBound: TimeInterval = 30
+
     @Test func eventsArriveInOrderAcrossAnExpiredKeyAndADroppedConnection() async throws {
         defer { fixture.server.stop() }
         let received = Locked<[String]>([])
@@ -96,7 +101,7 @@ struct LongPollTests {
         defer { consumer.cancel() }
         // Events published before the first poll would come before the cursor the loop starts
         // from, and never reach it: every step waits for the poll that must see them.
-        try await eventually { polls >= 1 }
+        try await eventually(within: Self.firstPollBound) { polls >= 1 }
         fixture.server.publishLongPollEvents(["1", "2"])
         try await eventually { received.withLock { $0.count } == 2 }
 
@@ -127,7 +132,7 @@ struct LongPollTests {
             }
             return events
         }
-        try await eventually { polls >= 1 && transport.sends.withLock { $0 } == 2 }
+        try await eventually(within: Self.firstPollBound) { polls >= 1 && transport.sends.withLock { $0 } == 2 }
         let clock = ContinuousClock()
         let cancelledAt = clock.now
         consumer.cancel()
