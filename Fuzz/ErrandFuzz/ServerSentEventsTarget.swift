@@ -46,7 +46,9 @@ enum ServerSentEventsTarget {
             parser.reconnectionTime == expected.reconnectionTime,
             "retry \(String(describing: parser.reconnectionTime)) instead of \(String(describing: expected.reconnectionTime))"
         )
-        guard (try? parser.decodeEnd())?.isEmpty == true else { fatalError("the end of the stream dispatched an event") }
+        guard (try? parser.decodeEnd())?.isEmpty == true else {
+            fatalError("the end of the stream dispatched an event")
+        }
         require(parser.lastEventID == expected.lastEventID, "the end of the stream lost the last event ID")
     }
 
