@@ -175,8 +175,6 @@ public final class RequestTask: Sendable {
     /// The response or the error, once finished; `.cancelled` before.
     var outcome: Result<Response, ErrandError> { state.withLock { $0.outcome } }
 
-    /// Whether an attempt is on the wire, as opposed to the task's waiting or being done.
-    var isSending: Bool { state.withLock { $0.transportTask != nil } }
     /// The request as sent, else as built: what descriptions and the debug log show.
     var transportRequest: TransportRequest? { state.withLock { $0.sentRequest ?? $0.builtRequest } }
     var startTime: DispatchTime { state[\.startTime] }

@@ -109,4 +109,10 @@ package struct CurlResponseHead {
     package func values(of name: String) -> [String] {
         fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
     }
+
+    /// Whether `Content-Encoding` names a coding outside `codings` (lower-cased names).
+    func isEncoded(outside codings: Set<String>) -> Bool {
+        values(of: "Content-Encoding").flatMap { $0.split(separator: ",") }
+            .contains { !codings.contains($0.trimmed.lowercased()) }
+    }
 }

@@ -221,7 +221,11 @@ final class CurlTransfer {
             return line.count
         }
         isHeadDelivered = true
-        passUndecodableBodyThrough()
+        // A coding libcurl cannot decode (`Content-Encoding: foo`) would fail with error 61: the
+        // body goes out as it came, as browsers hand it over. libcurl reads this as the body arrives.
+        if head.isEncoded(outside: CurlLibrary.decodedContentCodings) {
+            setLong(ERRAND_CURLOPT_HTTP_CONTENT_DECODING, 0)
+        }
         if !setCookies.isEmpty {
             hop.mailbox.perform(batch: drains) { [cookies, url = hop.request.url] in
                 cookies.store(setCookies, from: url)
@@ -229,18 +233,6 @@ final class CurlTransfer {
         }
         hop.mailbox.post(.responseHead(statusCode: head.statusCode, headers: head.headers), batch: drains)
         return line.count
-    }
-
-    /// Turns decoding off for a body in a coding libcurl cannot decode (`Content-Encoding: foo`),
-    /// which it would otherwise fail with `CURLE_BAD_CONTENT_ENCODING`: the caller gets the body
-    /// as it came, with its header, as browsers and the curl tool hand it over. libcurl reads
-    /// the setting as the body arrives, after the head.
-    private func passUndecodableBodyThrough() {
-        let codings = head.values(of: "Content-Encoding").flatMap { $0.split(separator: ",") }
-        guard
-            codings.contains(where: { !CurlLibrary.decodedContentCodings.contains($0.trimmed.lowercased()) })
-        else { return }
-        setLong(ERRAND_CURLOPT_HTTP_CONTENT_DECODING, 0)
     }
 
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
