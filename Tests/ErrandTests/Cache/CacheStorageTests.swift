@@ -182,7 +182,9 @@ struct CacheStorageTests {
             }.start()
         }
         await withCheckedContinuation { continuation in group.notify(queue: .global()) { continuation.resume() } }
-        #expect(counts.reads > 1000)  // hits and misses both count
+        // Enough reads beside the writes to meet a torn file, whatever the machine's speed (hits and
+        // misses both count): under the thread sanitizer, beside a parallel run, 960 were seen.
+        #expect(counts.reads > 100)
         #expect(counts.torn == 0)
     }
 
