@@ -1,5 +1,6 @@
 import Errand
 import Foundation
+import Testing
 
 /// A transport the test drives by hand: it records what was sent and completes when told.
 final class ManualTransport: Transport, @unchecked Sendable {  // Sendable because `condition` guards `sent`.
@@ -56,13 +57,8 @@ final class ManualTransport: Transport, @unchecked Sendable {  // Sendable becau
     /// sanitizer), so that a request that is never sent fails the test instead of hanging it.
     /// It suspends between looks, never holding a thread of the concurrency pool.
     func sent(count: Int, within seconds: TimeInterval = 10) async -> [Sent]? {
-        let deadline = ContinuousClock.now + timingBound(.seconds(seconds))
-        while true {
-            let sent = self.sent
-            if sent.count >= count { return sent }
-            guard ContinuousClock.now < deadline else { return nil }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        guard (try? await eventually(within: seconds, { self.sent.count >= count })) != nil else { return nil }
+        return sent
     }
 
     /// Blocks until `count` requests were sent, for a test acting on a callback queue, which is
