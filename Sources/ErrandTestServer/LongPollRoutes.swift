@@ -9,8 +9,9 @@ enum LongPollRoutes {
         Route(["GET", "POST"], "/longpoll/poll", handler: poll),
     ]
 
-    /// The longest `wait` a poll honours, in seconds.
-    static let maxWait: TimeInterval = 30
+    /// The longest `wait` a poll honours, in seconds: long enough for a test to hold a poll as a
+    /// gate through a slow sanitizer run; stopping the server ends every poll at once.
+    static let maxWait: TimeInterval = 600
 
     private static func query(_ context: RouteContext, _ name: String) -> String? {
         context.request.queryItems.last { $0.name == name }?.value
@@ -22,7 +23,7 @@ enum LongPollRoutes {
         return .json(["server": "/longpoll/poll", "key": key, "ts": cursor])
     }
 
-    /// `?key=K&ts=N&wait=S` (S seconds, default 25, at most 30): `{"ts": M, "updates": [...]}` with
+    /// `?key=K&ts=N&wait=S` (S seconds, default 25, at most 600): `{"ts": M, "updates": [...]}` with
     /// the events after N once there are any, or none after S seconds; `{"failed": 2}` for a stale
     /// key, `{"failed": 1, "ts": M}` for a cursor that does not exist.
     private static func poll(_ context: RouteContext) -> HTTPResponse {

@@ -2,7 +2,7 @@
 /// - `GET /longpoll/server`: `{"server": "/longpoll/poll", "key": K, "ts": N}`, the current key
 ///   and cursor (N is how many events were published).
 /// - `GET` (or `POST`) `/longpoll/poll?key=K&ts=N&wait=S`: held until there are events after N, then
-///   `{"ts": M, "updates": ["…", …]}`; after S seconds (default 25, at most 30) with none,
+///   `{"ts": M, "updates": ["…", …]}`; after S seconds (default 25, at most 600) with none,
 ///   `{"ts": N, "updates": []}`. A stale key gets `{"failed": 2}`, a cursor past the end
 ///   `{"failed": 1, "ts": M}`.
 extension TestServer {

@@ -5,12 +5,14 @@ import Testing
 
 @testable import Errand
 
-/// A GET that the server holds until the test publishes a long-poll event: a gate.
+/// A GET that the server holds until the test publishes a long-poll event: a gate, held up to ten
+/// minutes, as long as the slowest sanitizer run needs.
 private struct HeldRequest: BaseRequest {
     var method: HTTPMethod = .get
     var headers: [String: String] = [:]
     var coalesces: Bool?
-    var url: String { "/longpoll/poll?key=key-1&ts=0&wait=30" }
+    var url: String { "/longpoll/poll?key=key-1&ts=0&wait=600" }
+    var timeoutInterval: TimeInterval { 600 }
     var responseSerializerType: ResponseSerializerType { .data }
     var coalescesDuplicates: Bool { coalesces ?? (method == .get) }
 }
