@@ -1,6 +1,7 @@
-import Errand
 import Foundation
 import Testing
+
+@testable import Errand
 
 /// How entries live on disk: folders, permissions, eviction, corruption and concurrent use.
 @Suite("Response cache: storage")
@@ -78,6 +79,45 @@ struct CacheStorageTests {
         await withoutMemory.waitForCacheWrites()
         for file in fixture.entryFiles() { try FileManager.default.removeItem(at: file) }
         #expect(withoutMemory.cacheMissReason(CachedRequest(url: "/m")) == .missing)
+    }
+
+    /// The thread that starts a request may be the main thread: it must never wait for a disk.
+    /// Here the work that follows the read, judging the entry's age, waits until the test lets it.
+    @Test(arguments: [false, true])
+    func aReadFromDiskNeverHoldsUpTheThreadThatStartsTheRequest(offline: Bool) async throws {
+        let fixture = try CacheFixture(baseURL: "http://example.invalid")
+        defer { fixture.removeDirectory() }
+        let writer = fixture.makeAgent()
+        try await writer.saveCache(Response(statusCode: 200, data: Data("{}".utf8)), for: CachedRequest())
+        await writer.waitForCacheWrites()
+
+        let judging = DispatchSemaphore(value: 0)
+        let judged = DispatchSemaphore(value: 0)
+        let agent = fixture.makeAgent(transport: ManualTransport()) { config in
+            config.isOffline = offline
+            config.cacheClock = { [clock = fixture.clock] in
+                judging.signal()
+                _ = judged.wait(timeout: .now() + 20)
+                return clock.now
+            }
+        }
+        let started = DispatchSemaphore(value: 0)
+        let response = Locked<Response?>(nil)
+        DispatchQueue(label: "errand.tests.caller").async {
+            agent.start(CachedRequest(), success: { task in response.withLock { $0 = task.response } })
+            started.signal()
+        }
+        try await eventually { judging.wait(timeout: .now()) == .success }
+        var heldUp: (any Error)?
+        do {
+            try await eventually { started.wait(timeout: .now()) == .success }
+        } catch {
+            heldUp = error
+        }
+        judged.signal()
+        if let heldUp { throw heldUp }
+        try await eventually { response[\.self] != nil }
+        #expect(response[\.self]?.isDataFromCache == true)
     }
 
     @Test(arguments: [Corruption.truncateBody, .truncateHeader, .flipBodyByte, .garbage, .empty])
