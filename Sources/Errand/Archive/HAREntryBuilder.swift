@@ -67,7 +67,9 @@ package struct HAREntryBuilder: Sendable {
     func entry(_ exchange: Exchange) -> HTTPArchive.Entry {
         let request = exchange.request
         let httpVersion = exchange.metrics?.httpVersion ?? "HTTP/1.1"
-        let timings = timings(of: exchange)
+        let timings = HTTPArchive.Timings(
+            metrics: exchange.metrics, sentAt: exchange.sentAt, headAt: exchange.headAt,
+            finishedAt: exchange.finishedAt)
         var comments: [String] = []
         if exchange.attemptCount > 1 {
             comments.append("Attempt \(exchange.attemptCount): earlier attempts of the task failed and were retried.")
@@ -181,7 +183,8 @@ package struct HAREntryBuilder: Sendable {
         }
         return HTTPArchive.Request(
             method: request.method, url: redaction.url(request.url), httpVersion: httpVersion,
-            cookies: requestCookies(request.value(forHeader: "Cookie")),
+            cookies: HTTPArchive.Cookie.cookies(
+                ofCookieField: request.value(forHeader: "Cookie"), masked: redaction.masksHeader("Cookie")),
             headers: archived(request.headers), queryString: redaction.queryPairs(of: request.url).map(Self.pair),
             postData: postData, headersSize: -1, bodySize: body.size)
     }
@@ -218,7 +221,9 @@ package struct HAREntryBuilder: Sendable {
         let location = response.value(forHeader: "Location").map { scrubber.text(redaction.url(string: $0)) }
         return HTTPArchive.Response(
             status: response.statusCode, statusText: Self.reasonPhrase(response.statusCode), httpVersion: httpVersion,
-            cookies: responseCookies(response.value(forHeader: "Set-Cookie")),
+            cookies: HTTPArchive.Cookie.cookies(
+                ofSetCookieField: response.value(forHeader: "Set-Cookie"),
+                masked: redaction.masksHeader("Set-Cookie")),
             headers: archived(response.headers).map { .init(name: $0.name, value: scrubber.text($0.value)) },
             content: content, redirectURL: location ?? "", headersSize: -1, bodySize: bodySize)
     }
@@ -283,99 +288,6 @@ package struct HAREntryBuilder: Sendable {
 
     private static func isJSON(_ data: Data) -> Bool {
         (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
-    }
-
-    // MARK: Cookies
-
-    private func requestCookies(_ header: String?) -> [HTTPArchive.Cookie] {
-        guard let header else { return [] }
-        let masked = redaction.masksHeader("Cookie")
-        return header.split(separator: ";").compactMap { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = parts[0].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty else { return nil }
-            let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
-            return HTTPArchive.Cookie(name: name, value: masked ? Redaction.placeholder : value)
-        }
-    }
-
-    /// The cookies of a `Set-Cookie` value, which holds several joined with ", " when the
-    /// response set several — and an `Expires` date holds a comma too, so a piece starts a new
-    /// cookie only when it begins with `name=`.
-    private func responseCookies(_ header: String?) -> [HTTPArchive.Cookie] {
-        guard let header else { return [] }
-        var definitions: [String] = []
-        for piece in header.split(separator: ",", omittingEmptySubsequences: false) {
-            let head = piece.prefix { $0 != ";" }
-            let startsCookie =
-                head.contains("=") && !head.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces).contains(" ")
-            if startsCookie || definitions.isEmpty {
-                definitions.append(String(piece))
-            } else {
-                definitions[definitions.count - 1] += "," + piece
-            }
-        }
-        let masked = redaction.masksHeader("Set-Cookie")
-        return definitions.compactMap { definition in
-            let attributes = definition.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let first = attributes.first, let equals = first.firstIndex(of: "=") else { return nil }
-            var cookie = HTTPArchive.Cookie(
-                name: String(first[..<equals]),
-                value: masked ? Redaction.placeholder : String(first[first.index(after: equals)...]))
-            for attribute in attributes.dropFirst() {
-                let parts = attribute.split(separator: "=", maxSplits: 1)
-                let value = parts.count > 1 ? String(parts[1]) : nil
-                switch parts.first?.lowercased() {
-                case "path": cookie.path = value
-                case "domain": cookie.domain = value
-                case "httponly": cookie.httpOnly = true
-                case "secure": cookie.secure = true
-                default: break
-                }
-            }
-            return cookie
-        }
-    }
-
-    // MARK: Timings
-
-    /// HAR's per-phase milliseconds from ``TransportMetrics``' cumulative seconds; without
-    /// metrics (URLSession reports none on Linux), the wait and receive phases as the recorder
-    /// saw them, from sending to the head and from the head to the end.
-    private func timings(of exchange: Exchange) -> HTTPArchive.Timings {
-        guard let metrics = exchange.metrics else {
-            let end = exchange.finishedAt
-            let head = exchange.headAt ?? end
-            return HTTPArchive.Timings(
-                blocked: -1, dns: -1, connect: -1, send: 0, wait: Self.milliseconds(head - exchange.sentAt),
-                receive: Self.milliseconds(end - head), ssl: -1)
-        }
-        let resolved = metrics.domainLookup
-        let connected = max(metrics.connect, resolved)
-        let secured = max(metrics.secureConnection, connected)
-        let ready = metrics.secureConnection > 0 ? secured : connected
-        let firstByte = metrics.firstByte > 0 ? max(metrics.firstByte, ready) : max(metrics.total, ready)
-        // A phase that did not happen is 0 in the metrics, -1 in HAR; `connect` includes `ssl`.
-        return HTTPArchive.Timings(
-            blocked: -1,
-            dns: metrics.domainLookup > 0 ? Self.milliseconds(resolved) : -1,
-            connect: metrics.connect > 0 ? Self.milliseconds(ready - resolved) : -1,
-            send: 0,
-            wait: Self.milliseconds(firstByte - ready),
-            receive: Self.milliseconds(max(metrics.total, firstByte) - firstByte),
-            ssl: metrics.secureConnection > 0 ? Self.milliseconds(secured - connected) : -1)
-    }
-
-    /// Non-negative milliseconds to the microsecond; a value that is not finite counts as 0, as
-    /// JSON cannot hold it.
-    private static func milliseconds(_ seconds: TimeInterval) -> Double {
-        guard seconds.isFinite, seconds > 0 else { return 0 }
-        return (seconds * 1_000_000).rounded() / 1000
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return milliseconds(Double(seconds) + Double(attoseconds) / 1e18)
     }
 
     // MARK: Helpers
