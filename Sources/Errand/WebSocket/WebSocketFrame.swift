@@ -1,0 +1,63 @@
+import Foundation
+
+/// One WebSocket frame (RFC 6455 §5.2): what ``WebSocketFrameDecoder`` reads and a client writes.
+struct WebSocketFrame: Sendable, Equatable {
+    /// What a frame carries.
+    enum Opcode: UInt8, Sendable {
+        case continuation = 0x0
+        case text = 0x1
+        case binary = 0x2
+        case close = 0x8
+        case ping = 0x9
+        case pong = 0xA
+
+        /// Close, ping and pong: never fragmented, at most 125 bytes, allowed between a message's fragments.
+        var isControl: Bool { rawValue & 0x8 != 0 }
+    }
+
+    /// The largest payload of a control frame.
+    static let maximumControlPayload = 125
+
+    var opcode: Opcode
+    /// Whether this is a message's last (or only) frame.
+    var isFinal = true
+    /// RSV1, which permessage-deflate sets on a compressed message's first frame.
+    var isCompressed = false
+    var payload: Data
+
+    /// The frame as a client must send it (§5.3): masked with `maskingKey`.
+    func encoded(maskingKey: [UInt8]) -> Data {
+        precondition(maskingKey.count == 4, "a masking key has four bytes")
+        var frame = Data(capacity: payload.count + 14)
+        frame.append((isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue)
+        switch payload.count {
+        case ..<126:
+            frame.append(0x80 | UInt8(payload.count))
+        case ...0xFFFF:
+            frame.append(0x80 | 126)
+            frame.append(contentsOf: [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)])
+        default:
+            frame.append(0x80 | 127)
+            frame.append(
+                contentsOf: (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(payload.count) >> ($0 * 8)) })
+        }
+        frame.append(contentsOf: maskingKey)
+        let start = frame.count
+        frame.append(payload)
+        frame.withUnsafeMutableBytes { bytes in
+            for index in 0..<payload.count { bytes[start + index] ^= maskingKey[index & 3] }
+        }
+        return frame
+    }
+
+    /// A close frame's payload: the code, big-endian, then the reason in UTF-8 cut to fit 125 bytes
+    /// at a character boundary; empty without a code.
+    static func closePayload(_ code: WebSocketCloseCode?, reason: String) -> Data {
+        guard let code else { return Data() }
+        var payload = Data([UInt8(code.rawValue >> 8), UInt8(code.rawValue & 0xFF)])
+        var reason = Substring(reason)
+        while reason.utf8.count > maximumControlPayload - 2 { reason.removeLast() }
+        payload.append(contentsOf: reason.utf8)
+        return payload
+    }
+}

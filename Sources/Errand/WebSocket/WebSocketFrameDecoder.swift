@@ -1,0 +1,87 @@
+import Foundation
+
+/// Reads frames from the bytes a server sends, in whatever pieces they arrive, checking each
+/// against RFC 6455 §5 as a client must: unmasked, no reserved bits or opcodes, control frames
+/// whole and short, a length within the limit. Message rules (fragment order, UTF-8) are
+/// ``WebSocketMessageAssembler``'s.
+struct WebSocketFrameDecoder: Sendable {
+    /// The largest payload of one frame; a longer one is refused before it is buffered.
+    let maximumPayload: Int
+    /// Whether RSV1 may be set: permessage-deflate was agreed on.
+    let allowsCompression: Bool
+
+    private var buffer = Data()
+    /// Where the next frame starts in `buffer`; what precedes it is dropped now and then, not at
+    /// every frame, so small frames cost no copy each.
+    private var start = 0
+
+    init(maximumPayload: Int, allowsCompression: Bool) {
+        self.maximumPayload = maximumPayload
+        self.allowsCompression = allowsCompression
+    }
+
+    /// Bytes received and not yet part of a frame returned.
+    var bufferedCount: Int { buffer.count - start }
+
+    /// Adds bytes read from the socket.
+    mutating func append(_ bytes: Data) {
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeSubrange(buffer.startIndex..<buffer.startIndex + start)
+            start = 0
+        }
+        buffer.append(bytes)
+    }
+
+    /// The next whole frame, or `nil` until more bytes arrive.
+    /// - Throws: the violation, as soon as the frame's header shows it.
+    mutating func nextFrame() throws(WebSocketProtocolViolation) -> WebSocketFrame? {
+        let available = buffer.count - start
+        guard available >= 2 else { return nil }
+        let base = buffer.startIndex + start
+        let first = buffer[base]
+        let second = buffer[base + 1]
+        let opcodeValue = first & 0x0F
+        guard let opcode = WebSocketFrame.Opcode(rawValue: opcodeValue) else {
+            throw .protocolError("the server sent a frame with the reserved opcode \(opcodeValue)")
+        }
+        let isFinal = first & 0x80 != 0
+        let isCompressed = first & 0x40 != 0
+        guard first & 0x30 == 0 else {
+            throw .protocolError("the server set RSV2 or RSV3, which no extension agreed to")
+        }
+        if isCompressed, !allowsCompression || opcode.isControl || opcode == .continuation {
+            throw .protocolError(
+                allowsCompression
+                    ? "the server set RSV1 on a \(opcode) frame" : "the server set RSV1 without agreeing to compression"
+            )
+        }
+        guard second & 0x80 == 0 else { throw .protocolError("the server sent a masked frame") }
+        var headerLength = 2
+        var length = UInt64(second & 0x7F)
+        if length == 126 {
+            guard available >= 4 else { return nil }
+            length = UInt64(buffer[base + 2]) << 8 | UInt64(buffer[base + 3])
+            headerLength = 4
+        } else if length == 127 {
+            guard available >= 10 else { return nil }
+            length = (0..<8).reduce(0) { $0 << 8 | UInt64(buffer[base + 2 + $1]) }
+            guard length >> 63 == 0 else { throw .protocolError("the server sent a frame length with its top bit set") }
+            headerLength = 10
+        }
+        if opcode.isControl {
+            guard isFinal else { throw .protocolError("the server fragmented a \(opcode) frame") }
+            guard length <= WebSocketFrame.maximumControlPayload else {
+                throw .protocolError("the server sent a \(opcode) frame of \(length) bytes; at most 125 are allowed")
+            }
+        }
+        guard length <= UInt64(maximumPayload) else {
+            throw WebSocketProtocolViolation(
+                code: .messageTooBig, reason: "a frame of \(length) bytes is over the limit of \(maximumPayload)")
+        }
+        let total = headerLength + Int(length)
+        guard available >= total else { return nil }
+        let payload = buffer.subdata(in: base + headerLength..<base + total)
+        start += total
+        return WebSocketFrame(opcode: opcode, isFinal: isFinal, isCompressed: isCompressed, payload: payload)
+    }
+}

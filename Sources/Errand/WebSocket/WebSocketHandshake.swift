@@ -1,0 +1,74 @@
+import Foundation
+
+/// The opening handshake's two halves (RFC 6455 §4): the header fields the upgrade request
+/// carries, and the checks a `101 Switching Protocols` answer must pass — the accept key, the
+/// upgrade, and only a subprotocol and extension the client offered.
+struct WebSocketHandshake: Sendable {
+    /// What the server agreed to.
+    struct Agreement: Sendable, Equatable {
+        var subprotocol: String?
+        /// The permessage-deflate parameters, when the server accepted compression.
+        var compression: PerMessageDeflateParameters?
+    }
+
+    /// The GUID RFC 6455 appends to the key before hashing it.
+    private static let keyGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+    /// `Sec-WebSocket-Key`: 16 random bytes in base64, new for each handshake.
+    let key: String
+    let options: WebSocketOptions
+
+    init(
+        options: WebSocketOptions,
+        key: String = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+    ) {
+        self.options = options
+        self.key = key
+    }
+
+    /// The header fields of the upgrade request, beside the request's own.
+    var headerFields: [(name: String, value: String)] {
+        var fields = [
+            ("Upgrade", "websocket"), ("Connection", "Upgrade"), ("Sec-WebSocket-Key", key),
+            ("Sec-WebSocket-Version", "13"),
+        ]
+        if !options.subprotocols.isEmpty {
+            fields.append(("Sec-WebSocket-Protocol", options.subprotocols.joined(separator: ", ")))
+        }
+        if options.compression {
+            fields.append(("Sec-WebSocket-Extensions", PerMessageDeflateParameters.offer))
+        }
+        return fields.map { (name: $0.0, value: $0.1) }
+    }
+
+    /// The `Sec-WebSocket-Accept` a server must answer `key` with.
+    static func acceptValue(for key: String) -> String {
+        Data(SHA1.digest(Array((key + keyGUID).utf8))).base64EncodedString()
+    }
+
+    /// What a `101` answer agreed to.
+    /// - Throws: ``ErrandError/serialization(_:)`` naming what does not match the offer.
+    func agreement(with response: Response) throws(ErrandError) -> Agreement {
+        guard response.value(forHeader: "Upgrade")?.trimmed.equalsIgnoringASCIICase("websocket") == true else {
+            throw .serialization("the WebSocket handshake's answer does not upgrade to websocket")
+        }
+        let connection = response.value(forHeader: "Connection") ?? ""
+        guard connection.split(separator: ",").contains(where: { $0.trimmed.equalsIgnoringASCIICase("upgrade") }) else {
+            throw .serialization("the WebSocket handshake's answer has no Connection: Upgrade")
+        }
+        guard response.value(forHeader: "Sec-WebSocket-Accept")?.trimmed == Self.acceptValue(for: key) else {
+            throw .serialization("the WebSocket handshake's Sec-WebSocket-Accept does not match the key sent")
+        }
+        var agreement = Agreement()
+        if let chosen = response.value(forHeader: "Sec-WebSocket-Protocol")?.trimmed, !chosen.isEmpty {
+            guard options.subprotocols.contains(chosen) else {
+                throw .serialization("the server chose the subprotocol \"\(chosen)\", which was not offered")
+            }
+            agreement.subprotocol = chosen
+        }
+        if let extensions = response.value(forHeader: "Sec-WebSocket-Extensions"), !extensions.trimmed.isEmpty {
+            agreement.compression = try PerMessageDeflateParameters(accepted: extensions, offered: options.compression)
+        }
+        return agreement
+    }
+}

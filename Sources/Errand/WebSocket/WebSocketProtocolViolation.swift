@@ -1,0 +1,11 @@
+/// What a server's frames broke, with the close code RFC 6455 gives it: the client closes the
+/// socket with `code`, and iteration throws the error naming it.
+struct WebSocketProtocolViolation: Error, Sendable, Equatable {
+    var code: WebSocketCloseCode
+    var reason: String
+
+    /// A violation of the framing rules (1002).
+    static func protocolError(_ reason: String) -> Self {
+        Self(code: .protocolError, reason: reason)
+    }
+}
