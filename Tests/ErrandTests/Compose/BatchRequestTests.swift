@@ -73,7 +73,9 @@ struct BatchRequestTests {
         defer { fixture.server.stop() }
         fixture.config.cacheDirectory = FileManager.default.temporaryDirectory
             .appendingPathComponent("errand-batch-\(UUID().uuidString)")
-        let first = [CachedRequest(url: "/anything/a"), CachedRequest(url: "/anything/b")]
+        let first = ["/anything/a", "/anything/b"].map {
+            CachedRequest(url: $0, cacheTimeInSeconds: CacheLifetime.hour)
+        }
         let warm = BatchRequest(requests: first, agent: agent)
         let callbacks = GroupCallbacks<BatchTask>()
         let cold = warm.start(success: callbacks.success, failure: callbacks.failure)
@@ -86,8 +88,10 @@ struct BatchRequestTests {
         #expect(cached.isDataFromCache)
 
         let mixed = GroupCallbacks<BatchTask>()
-        let partly = BatchRequest(requests: first + [CachedRequest(url: "/anything/c")], agent: agent)
-            .start(success: mixed.success)
+        let partly = BatchRequest(
+            requests: first + [CachedRequest(url: "/anything/c", cacheTimeInSeconds: CacheLifetime.hour)], agent: agent
+        )
+        .start(success: mixed.success)
         #expect(await mixed.calls() == ["success"])
         #expect(!partly.isDataFromCache)
     }

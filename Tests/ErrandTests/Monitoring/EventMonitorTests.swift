@@ -132,7 +132,7 @@ struct EventMonitorTests {
         fixture.config.cacheDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "errand-monitor-\(UUID())")
         let agent = fixture.makeAgent()
-        let cached = Get(url: "/get?monitor=\(UUID())", cacheTimeInSeconds: 60)
+        let cached = Get(url: "/get?monitor=\(UUID())", cacheTimeInSeconds: CacheLifetime.hour)
         _ = try await agent.response(cached)
         try await monitor.waitForFinish()
         await agent.waitForCacheWrites()

@@ -66,7 +66,8 @@ struct PipelineDefectTests {
             let otherFinished: DispatchSemaphore
             var url: String { "/get?waiting" }
             func statusCodeValidator(_ code: Int) -> Bool {
-                otherFinished.wait(timeout: .now() + 60) == .success
+                otherFinished.wait(timeout: .now() + .seconds(Int(timingBound(.seconds(60)).components.seconds)))
+                    == .success
             }
         }
         let waiting = agent.start(Waiting(otherFinished: otherFinished))

@@ -163,7 +163,7 @@ struct EventSourceTests {
 
     @Test func cancellingTheReadingTaskEndsTheFeedNormally() async throws {
         defer { fixture.server.stop() }
-        let source = EventSource(StreamApi(url: "/sse/events?count=100&interval=60000"), agent: agent)
+        let source = EventSource(StreamApi(url: "/sse/events?count=100&interval=600000"), agent: agent)
         let firstEvent = AsyncStream<Void>.makeStream()
         let reader = Task {
             var count = 0

@@ -84,8 +84,8 @@ struct ResponseStreamTests {
 
     @Test func chunksReachTheReaderWhileTheBodyIsStillComing() async throws {
         defer { fixture.server.stop() }
-        // The second event comes a minute after the first.
-        let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=60000"))
+        // The second event comes ten minutes after the first.
+        let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=600000"))
         var chunks = stream.makeAsyncIterator()
         let first = try #require(try await chunks.next())
         #expect(String(decoding: first, as: UTF8.self) == "id: 1\nevent: tick\ndata: {\"n\":1}\n\n")
@@ -171,8 +171,8 @@ struct ResponseStreamTests {
 
     @Test func cancellingTheReadingTaskThrowsCancelledAndStopsTheTransfer() async throws {
         defer { fixture.server.stop() }
-        // The second event comes a minute after the first: the body cannot end before the cancel.
-        let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=60000"))
+        // The second event comes ten minutes after the first: the body cannot end before the cancel.
+        let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=600000"))
         let reader = Task {
             do throws(ErrandError) {
                 for try await _ in stream {}
@@ -223,7 +223,7 @@ struct ResponseStreamTests {
         defer { fixture.server.stop() }
         weak var task: RequestTask?
         do {
-            let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=60000"))
+            let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=600000"))
             task = stream.task
             for try await _ in stream.lines { break }
         }
@@ -233,7 +233,7 @@ struct ResponseStreamTests {
     @Test func anOpenStreamDoesNotHoldAPlaceInTheQueue() async throws {
         defer { fixture.server.stop() }
         agent.maxConcurrentRequests = 1
-        let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=60000"))
+        let stream = try await agent.stream(StreamApi(url: "/sse/events?count=2&interval=600000"))
         // With one place, a request behind the open stream still runs.
         let response = try await agent.response(StreamApi(url: "/get"))
         #expect(response.statusCode == 200)
