@@ -9,9 +9,11 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "Errand", dependencies: ["CErrandCurl"]),
+        .target(name: "Errand", dependencies: ["CErrandCurl", "CErrandZlib"]),
         // Loads libcurl at run time and declares the few functions and constants CurlTransport uses.
         .target(name: "CErrandCurl"),
+        // Loads zlib at run time for WebSocket compression (permessage-deflate).
+        .target(name: "CErrandZlib"),
         // Loopback HTTP server for tests, examples and benchmarks; deliberately not a product.
         .target(name: "ErrandTestServer"),
         // Scenarios shared by the loopback suite and the httpbin interop suite.

@@ -1,3 +1,4 @@
+import CErrandZlib
 import Foundation
 
 /// The opening handshake's two halves (RFC 6455 §4): the header fields the upgrade request
@@ -17,6 +18,8 @@ struct WebSocketHandshake: Sendable {
     /// `Sec-WebSocket-Key`: 16 random bytes in base64, new for each handshake.
     let key: String
     let options: WebSocketOptions
+    /// Whether permessage-deflate is offered: asked for, and zlib is there to do it.
+    let offersCompression: Bool
 
     init(
         options: WebSocketOptions,
@@ -24,6 +27,7 @@ struct WebSocketHandshake: Sendable {
     ) {
         self.options = options
         self.key = key
+        offersCompression = options.compression && errand_zlib_load() != 0
     }
 
     /// The header fields of the upgrade request, beside the request's own.
@@ -35,7 +39,7 @@ struct WebSocketHandshake: Sendable {
         if !options.subprotocols.isEmpty {
             fields.append(("Sec-WebSocket-Protocol", options.subprotocols.joined(separator: ", ")))
         }
-        if options.compression {
+        if offersCompression {
             fields.append(("Sec-WebSocket-Extensions", PerMessageDeflateParameters.offer))
         }
         return fields.map { (name: $0.0, value: $0.1) }
@@ -67,7 +71,7 @@ struct WebSocketHandshake: Sendable {
             agreement.subprotocol = chosen
         }
         if let extensions = response.value(forHeader: "Sec-WebSocket-Extensions"), !extensions.trimmed.isEmpty {
-            agreement.compression = try PerMessageDeflateParameters(accepted: extensions, offered: options.compression)
+            agreement.compression = try PerMessageDeflateParameters(accepted: extensions, offered: offersCompression)
         }
         return agreement
     }
