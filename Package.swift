@@ -14,8 +14,9 @@ let package = Package(
         .target(name: "CErrandCurl"),
         // Loads zlib at run time for WebSocket compression (permessage-deflate).
         .target(name: "CErrandZlib"),
-        // Loopback HTTP server for tests, examples and benchmarks; deliberately not a product.
-        .target(name: "ErrandTestServer"),
+        // Loopback HTTP and WebSocket server for tests, examples and benchmarks; deliberately not a
+        // product. It takes only SHA-1 (for WebSocket accept keys) from Errand.
+        .target(name: "ErrandTestServer", dependencies: ["Errand"]),
         // Scenarios shared by the loopback suite and the httpbin interop suite.
         .target(name: "ErrandScenarios", dependencies: ["Errand"], path: "Tests/ErrandScenarios"),
         // Fixtures/ holds files the tests read by path: HTTP Archives other tools wrote.

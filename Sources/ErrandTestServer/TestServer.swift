@@ -212,7 +212,7 @@ public final class TestServer: Sendable {
 
     private static let router = Router(
         routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
-            + FaultRoutes.all + LongPollRoutes.all + StreamRoutes.all)
+            + FaultRoutes.all + LongPollRoutes.all + StreamRoutes.all + WebSocketRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

@@ -13,7 +13,7 @@ import Foundation
 
 /// A plain HTTP/1.1 client over a socket, for what URLSession hides: exact bytes received
 /// before a drop, pipelining, and raw framing.
-final class RawHTTP {
+final class RawHTTP: Sendable {
     struct Response: Sendable {
         var status: Int
         /// Lower-cased names.

@@ -1,8 +1,8 @@
 /// SHA-1 (FIPS 180-4), for the one place a protocol still requires it: WebSocket's
 /// `Sec-WebSocket-Accept` (RFC 6455 §4.2.2). Not for anything that needs security.
-enum SHA1 {
+package enum SHA1 {
     /// The 20-byte digest of `message`.
-    static func digest(_ message: some Collection<UInt8>) -> [UInt8] {
+    package static func digest(_ message: some Collection<UInt8>) -> [UInt8] {
         var state: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
         var padded = Array(message)
         let bitLength = UInt64(padded.count) * 8

@@ -1,0 +1,115 @@
+import Errand
+import Foundation
+
+/// The server's side of an open WebSocket: reads the client's masked frames and answers as its
+/// ``Script`` says. Checks what a server must (frames masked, control frames short and whole)
+/// and closes with 1002 otherwise.
+struct WebSocketPeer {
+    /// What the server does besides echoing.
+    struct Script: Sendable {
+        var greetings = 0
+        var closeCode: UInt16?
+        var closeReason = ""
+        var dropsAfterFirstMessage = false
+        var answersPings = true
+    }
+
+    let connection: RawConnection
+    let script: Script
+    private var buffer: [UInt8] = []
+
+    init(connection: RawConnection, script: Script) {
+        self.connection = connection
+        self.script = script
+    }
+
+    /// The `Sec-WebSocket-Accept` for a client's key.
+    static func acceptValue(for key: String) -> String {
+        Data(SHA1.digest(Array((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8))).base64EncodedString()
+    }
+
+    /// Runs the script, then echoes until the client closes or goes away.
+    mutating func run() {
+        for number in 0..<script.greetings {
+            guard send(opcode: 0x1, Array("message \(number + 1)".utf8)) else { return }
+        }
+        if let code = script.closeCode {
+            guard send(opcode: 0x8, Self.closePayload(code, script.closeReason)) else { return }
+            // The client's close frame answers it; anything before it is read and dropped.
+            while let frame = readFrame(), frame.opcode != 0x8 {}
+            return
+        }
+        var message: (opcode: UInt8, payload: [UInt8])?
+        while let frame = readFrame() {
+            switch frame.opcode {
+            case 0x8:
+                _ = send(opcode: 0x8, Array(frame.payload.prefix(2)))
+                return
+            case 0x9:
+                if script.answersPings, !send(opcode: 0xA, frame.payload) { return }
+            case 0xA:
+                continue
+            case 0x0:
+                guard message != nil else { return protocolError() }
+                message?.payload += frame.payload
+            default:
+                guard message == nil else { return protocolError() }
+                message = (frame.opcode, frame.payload)
+            }
+            if frame.isFinal, frame.opcode < 0x8, let whole = message {
+                message = nil
+                if script.dropsAfterFirstMessage { return }
+                guard send(opcode: whole.opcode, whole.payload) else { return }
+            }
+        }
+    }
+
+    private func protocolError() {
+        _ = send(opcode: 0x8, Self.closePayload(1002, "protocol error"))
+    }
+
+    static func closePayload(_ code: UInt16, _ reason: String) -> [UInt8] {
+        [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8)
+    }
+
+    /// Sends one unmasked, final frame.
+    func send(opcode: UInt8, _ payload: [UInt8]) -> Bool {
+        var frame: [UInt8] = [0x80 | opcode]
+        switch payload.count {
+        case ..<126: frame.append(UInt8(payload.count))
+        case ...0xFFFF: frame += [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        default: frame += [127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: payload.count >> ($0 * 8)) }
+        }
+        return connection.write(Data(frame + payload))
+    }
+
+    /// The next frame, unmasked; `nil` when the client went away or broke a rule a server checks.
+    private mutating func readFrame() -> (opcode: UInt8, isFinal: Bool, payload: [UInt8])? {
+        guard let head = read(2), head[1] & 0x80 != 0 else { return nil }
+        var length = Int(head[1] & 0x7F)
+        if length == 126 {
+            guard let bytes = read(2) else { return nil }
+            length = Int(bytes[0]) << 8 | Int(bytes[1])
+        } else if length == 127 {
+            guard let bytes = read(8) else { return nil }
+            length = bytes.reduce(0) { $0 << 8 | Int($1) }
+        }
+        let opcode = head[0] & 0x0F
+        guard length <= 64 << 20, opcode < 0x8 || (length <= 125 && head[0] & 0x80 != 0) else { return nil }
+        guard let mask = read(4), var payload = read(length) else { return nil }
+        for index in payload.indices { payload[index] ^= mask[index & 3] }
+        return (opcode, head[0] & 0x80 != 0, payload)
+    }
+
+    /// Exactly `count` bytes from the connection; `nil` once it ends first.
+    private mutating func read(_ count: Int) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while buffer.count < count {
+            let received = Socket.receive(connection.descriptor, into: &chunk)
+            guard received > 0 else { return nil }
+            buffer += chunk[..<received]
+        }
+        defer { buffer.removeFirst(count) }
+        return Array(buffer[..<count])
+    }
+}

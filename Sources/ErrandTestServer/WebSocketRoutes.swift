@@ -1,0 +1,54 @@
+import Errand
+import Foundation
+
+/// WebSocket endpoints (RFC 6455) for tests, examples and benchmarks:
+/// - `GET /ws/echo`: answers each text or binary message with the same message, unfragmented,
+///   each ping with its pong, and a close frame with the same code; the query shapes it:
+///   - `send=N`: first sends `message 1` … `message N`;
+///   - `close=CODE&reason=TEXT`: closes with CODE as soon as the socket is open;
+///   - `drop=1`: drops the connection, without a close frame, after the first message;
+///   - `pongs=0`: never answers a ping;
+///   - `status=CODE`: answers the handshake with CODE and a small text body instead of 101;
+///   - `protocol=NAME` / `extensions=VALUE` / `accept=VALUE`: these header fields of the 101 as
+///     given, to answer with what the client did not offer; by default the first subprotocol
+///     offered is chosen and no extension.
+enum WebSocketRoutes {
+    static let all: [Route] = [Route(["GET"], "/ws/echo", handler: echo)]
+
+    private static func echo(_ context: RouteContext) -> HTTPResponse {
+        let request = context.request
+        if let status = context.queryInteger("status", in: 100...599), let status {
+            return .text("refused with \(status)\n", status: status)
+        }
+        guard request.headers.first("Upgrade")?.lowercased() == "websocket",
+            request.headers.first("Sec-WebSocket-Version") == "13",
+            let key = request.headers.first("Sec-WebSocket-Key")
+        else {
+            return .text("a WebSocket handshake needs Upgrade, Sec-WebSocket-Version: 13 and a key\n", status: 400)
+        }
+        var head = [
+            "HTTP/1.1 101 Switching Protocols", "Upgrade: websocket", "Connection: Upgrade",
+            "Sec-WebSocket-Accept: \(context.query("accept") ?? WebSocketPeer.acceptValue(for: key))",
+        ]
+        let offered = request.headers.first("Sec-WebSocket-Protocol")?.split(separator: ",").first
+        if let chosen = context.query("protocol") ?? offered.map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            head.append("Sec-WebSocket-Protocol: \(chosen)")
+        }
+        if let extensions = context.query("extensions") {
+            head.append("Sec-WebSocket-Extensions: \(extensions)")
+        }
+        let script = WebSocketPeer.Script(
+            greetings: (context.queryInteger("send", in: 0...1_000_000) ?? nil) ?? 0,
+            closeCode: (context.queryInteger("close", in: 0...65535) ?? nil).map { UInt16($0) },
+            closeReason: context.query("reason") ?? "",
+            dropsAfterFirstMessage: context.query("drop") == "1",
+            answersPings: context.query("pongs") != "0")
+        let wire = head.joined(separator: "\r\n") + "\r\n\r\n"
+        return .raw { connection in
+            guard connection.write(wire) else { return .close }
+            var peer = WebSocketPeer(connection: connection, script: script)
+            peer.run()
+            return .close
+        }
+    }
+}
