@@ -82,7 +82,7 @@ final class BareCurlMulti {
                 }
             }
             // A transfer just added starts in the next perform; waiting first would only add a poll.
-            if !added && latencies.count < total { _ = errand_curl_multi_poll(multi, Self.pollMilliseconds) }
+            if !added && latencies.count < total { _ = errand_curl_multi_poll(multi, nil, 0, Self.pollMilliseconds) }
         }
         return latencies
     }

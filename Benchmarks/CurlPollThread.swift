@@ -39,7 +39,7 @@ final class CurlPollThread: @unchecked Sendable {  // Sendable because `work` an
             }
             jobs.forEach { $0() }
             guard jobs.isEmpty else { continue }
-            _ = errand_curl_multi_poll(multi, 1000)
+            _ = errand_curl_multi_poll(multi, nil, 0, 1000)
             lock.withLock { isAsleep = false }
         }
     }

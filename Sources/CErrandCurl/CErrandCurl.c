@@ -41,6 +41,8 @@ static struct {
     int (*easy_setopt)(void *, int, ...);
     int (*easy_getinfo)(void *, int, ...);
     int (*easy_pause)(void *, int);
+    int (*easy_send)(void *, const void *, size_t, size_t *);
+    int (*easy_recv)(void *, void *, size_t, size_t *);
     const char *(*easy_strerror)(int);
     void *(*slist_append)(void *, const char *);
     void (*slist_free_all)(void *);
@@ -50,7 +52,7 @@ static struct {
     int (*multi_add_handle)(void *, void *);
     int (*multi_remove_handle)(void *, void *);
     int (*multi_perform)(void *, int *);
-    int (*multi_poll)(void *, void *, unsigned, int, int *);
+    int (*multi_poll)(void *, errand_curl_waitfd *, unsigned, int, int *);
     int (*multi_wakeup)(void *);
     errand_curl_message *(*multi_info_read)(void *, int *);
     const char *(*multi_strerror)(int);
@@ -83,6 +85,8 @@ static void load(void) {
     ERRAND_LOAD(easy_setopt, "curl_easy_setopt")
     ERRAND_LOAD(easy_getinfo, "curl_easy_getinfo")
     ERRAND_LOAD(easy_pause, "curl_easy_pause")
+    ERRAND_LOAD(easy_send, "curl_easy_send")
+    ERRAND_LOAD(easy_recv, "curl_easy_recv")
     ERRAND_LOAD(easy_strerror, "curl_easy_strerror")
     ERRAND_LOAD(slist_append, "curl_slist_append")
     ERRAND_LOAD(slist_free_all, "curl_slist_free_all")
@@ -162,6 +166,20 @@ int errand_curl_easy_getinfo_string(void *easy, int info, const char **value) {
 }
 
 int errand_curl_easy_pause(void *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
+
+int errand_curl_easy_active_socket(void *easy) {
+    // curl_socket_t is an int on every platform but Windows.
+    int socket = -1;
+    return curl.easy_getinfo(easy, ERRAND_CURLINFO_ACTIVESOCKET, &socket) == ERRAND_CURLE_OK ? socket : -1;
+}
+
+int errand_curl_easy_send(void *easy, const void *buffer, size_t length, size_t *sent) {
+    return curl.easy_send(easy, buffer, length, sent);
+}
+
+int errand_curl_easy_recv(void *easy, void *buffer, size_t length, size_t *received) {
+    return curl.easy_recv(easy, buffer, length, received);
+}
 const char *errand_curl_easy_strerror(int code) { return curl.easy_strerror ? curl.easy_strerror(code) : NULL; }
 
 void *errand_curl_slist_append(void *list, const char *string) { return curl.slist_append(list, string); }
@@ -177,7 +195,9 @@ int errand_curl_multi_setopt_long(void *multi, int option, long value) {
 int errand_curl_multi_add_handle(void *multi, void *easy) { return curl.multi_add_handle(multi, easy); }
 int errand_curl_multi_remove_handle(void *multi, void *easy) { return curl.multi_remove_handle(multi, easy); }
 int errand_curl_multi_perform(void *multi, int *running) { return curl.multi_perform(multi, running); }
-int errand_curl_multi_poll(void *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
+int errand_curl_multi_poll(void *multi, errand_curl_waitfd *extra, unsigned extra_count, int timeout_ms) {
+    return curl.multi_poll(multi, extra, extra_count, timeout_ms, NULL);
+}
 int errand_curl_multi_wakeup(void *multi) { return curl.multi_wakeup(multi); }
 const char *errand_curl_multi_strerror(int code) { return curl.multi_strerror ? curl.multi_strerror(code) : NULL; }
 

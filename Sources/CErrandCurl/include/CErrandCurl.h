@@ -52,6 +52,8 @@
 #define ERRAND_CURLOPT_RESOLVE 10203
 #define ERRAND_CURLOPT_UNIX_SOCKET_PATH 10231
 #define ERRAND_CURLOPT_PIPEWAIT 237
+#define ERRAND_CURLOPT_CONNECT_ONLY 141
+#define ERRAND_CURLOPT_HTTPPROXYTUNNEL 61
 // Blob options (type base 40000) take a `struct curl_blob`; see errand_curl_easy_setopt_blob.
 #define ERRAND_CURLOPT_CAINFO_BLOB 40309
 
@@ -71,6 +73,8 @@
 #define ERRAND_CURLINFO_CONNECT_TIME_T 0x600034
 #define ERRAND_CURLINFO_STARTTRANSFER_TIME_T 0x600036
 #define ERRAND_CURLINFO_APPCONNECT_TIME_T 0x600038
+// A curl_socket_t (0x500000 base).
+#define ERRAND_CURLINFO_ACTIVESOCKET 0x50002C
 
 #define ERRAND_CURL_WRITEFUNC_PAUSE 0x10000001
 #define ERRAND_CURL_READFUNC_ABORT 0x10000000
@@ -120,6 +124,18 @@
 #define ERRAND_CURLE_HTTP2_STREAM 92
 #define ERRAND_CURLE_PROXY 97
 #define ERRAND_CURLE_SSL_CLIENTCERT 98
+#define ERRAND_CURLE_AGAIN 81
+
+// `struct curl_waitfd`'s event bits.
+#define ERRAND_CURL_WAIT_POLLIN 1
+#define ERRAND_CURL_WAIT_POLLOUT 4
+
+/// libcurl's `struct curl_waitfd`: a socket of the application's that `curl_multi_poll` watches too.
+typedef struct {
+    int fd;
+    short events;
+    short revents;
+} errand_curl_waitfd;
 
 /// A write, header or read callback: `(buffer, size, count, userdata)`, as libcurl calls them.
 typedef size_t (*errand_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
@@ -148,6 +164,12 @@ int errand_curl_easy_getinfo_long(void *easy, int info, long *value);
 int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value);
 int errand_curl_easy_getinfo_string(void *easy, int info, const char **value);
 int errand_curl_easy_pause(void *easy, int bitmask);
+/// The socket of a `CURLOPT_CONNECT_ONLY` transfer once it connected; -1 otherwise.
+int errand_curl_easy_active_socket(void *easy);
+/// Raw bytes over a `CURLOPT_CONNECT_ONLY` connection (TLS and proxy tunnel included);
+/// `CURLE_AGAIN` when the socket cannot take or give any now.
+int errand_curl_easy_send(void *easy, const void *buffer, size_t length, size_t *sent);
+int errand_curl_easy_recv(void *easy, void *buffer, size_t length, size_t *received);
 const char *errand_curl_easy_strerror(int code);
 
 void *errand_curl_slist_append(void *list, const char *string);
@@ -159,7 +181,8 @@ int errand_curl_multi_setopt_long(void *multi, int option, long value);
 int errand_curl_multi_add_handle(void *multi, void *easy);
 int errand_curl_multi_remove_handle(void *multi, void *easy);
 int errand_curl_multi_perform(void *multi, int *running);
-int errand_curl_multi_poll(void *multi, int timeout_ms);
+/// Waits for the transfers' sockets and `extra` more (`extra_count` of them), at most `timeout_ms`.
+int errand_curl_multi_poll(void *multi, errand_curl_waitfd *extra, unsigned extra_count, int timeout_ms);
 int errand_curl_multi_wakeup(void *multi);
 /// libcurl's description of a `CURLMcode`, or NULL.
 const char *errand_curl_multi_strerror(int code);

@@ -25,9 +25,9 @@ struct WebSocketFrame: Sendable, Equatable {
     var isCompressed = false
     var payload: Data
 
-    /// The frame as a client must send it (§5.3): masked with `maskingKey`.
-    func encoded(maskingKey: [UInt8]) -> Data {
-        precondition(maskingKey.count == 4, "a masking key has four bytes")
+    /// The frame as a client must send it (§5.3): masked with `maskingKey`, its bytes big-endian.
+    func encoded(maskingKey: UInt32) -> Data {
+        let maskingKey = (0..<4).reversed().map { UInt8(truncatingIfNeeded: maskingKey >> ($0 * 8)) }
         var frame = Data(capacity: payload.count + 14)
         frame.append((isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue)
         switch payload.count {

@@ -51,7 +51,7 @@ struct TestServerWebSocketTests {
     }
 
     static func send(_ frames: [WebSocketFrame], on connection: RawHTTP) throws {
-        for frame in frames { try connection.send(frame.encoded(maskingKey: [9, 8, 7, 6])) }
+        for frame in frames { try connection.send(frame.encoded(maskingKey: 0x0908_0706)) }
     }
 
     @Test func theHandshakeAcceptsTheKeyAndChoosesTheFirstSubprotocol() async throws {

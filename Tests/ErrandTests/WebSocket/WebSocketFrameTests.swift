@@ -35,13 +35,13 @@ struct WebSocketFrameTests {
 
     @Test func aMaskedHelloIsTheRFCsExample() {
         let frame = WebSocketFrame(opcode: .text, payload: Data("Hello".utf8))
-        let encoded = frame.encoded(maskingKey: [0x37, 0xFA, 0x21, 0x3D])
+        let encoded = frame.encoded(maskingKey: 0x37FA_213D)
         #expect(Array(encoded) == [0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58])
     }
 
     @Test(arguments: [(125, 2), (126, 4), (65_535, 4), (65_536, 10)])
     func theLengthTakesTheShortestForm(length: Int, headerLength: Int) {
-        let encoded = WebSocketFrame(opcode: .binary, payload: Data(count: length)).encoded(maskingKey: [1, 2, 3, 4])
+        let encoded = WebSocketFrame(opcode: .binary, payload: Data(count: length)).encoded(maskingKey: 0x0102_0304)
         #expect(encoded.count == headerLength + 4 + length)
         #expect(encoded[1] & 0x80 != 0, "a client masks every frame")
     }

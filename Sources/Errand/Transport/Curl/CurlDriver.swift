@@ -14,6 +14,10 @@ final class CurlDriver: Sendable {
         case resume(id: Int)
         /// A streamed body has bytes ready: continue sending the paused request.
         case resumeSending(id: Int)
+        /// Open a connection for a WebSocket.
+        case openSocket(CurlSocket.Opening)
+        /// Send bytes on an open socket; the completion says when libcurl took them, or why not.
+        case write(id: Int, Data, completion: @Sendable (ErrandError?) -> Void)
         /// No more requests will come: end the thread once none runs.
         case shutdown
     }

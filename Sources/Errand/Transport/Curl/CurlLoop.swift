@@ -15,6 +15,9 @@ final class CurlLoop {
     private let redirectPolicy = RedirectPolicy()
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var handlesByID: [Int: UnsafeMutableRawPointer] = [:]
+    /// Connections opened for WebSockets, by request and by easy handle.
+    private var sockets: [Int: CurlSocket] = [:]
+    private var socketsByHandle: [UnsafeMutableRawPointer: CurlSocket] = [:]
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
     private var spareHandles: [UnsafeMutableRawPointer] = []
     private var isShuttingDown = false
@@ -48,16 +51,23 @@ final class CurlLoop {
 
     func run() {
         // A request between redirects has no transfer, but is still in flight.
-        while !(isShuttingDown && transfers.isEmpty && !driver.hasRequestsInFlight) {
+        var polled: [(socket: CurlSocket, wait: errand_curl_waitfd)] = []
+        while !(isShuttingDown && transfers.isEmpty && sockets.isEmpty && !driver.hasRequestsInFlight) {
             driver.takeCommands().forEach(handle)
             var running: Int32 = 0
             _ = errand_curl_multi_perform(multi, &running)
             collectFinished()
+            pumpSockets()
             expireTimeouts()
             drains.start()
             // Asleep only with no command waiting: one submitted from now on wakes the poll.
             let timeout = driver.prepareToSleep() ? pollMilliseconds() : 0
-            _ = errand_curl_multi_poll(multi, Int32(timeout))
+            polled = sockets.values.compactMap { socket in
+                socket.pollEvents.map { (socket, errand_curl_waitfd(fd: socket.descriptor, events: $0, revents: 0)) }
+            }
+            var waits = polled.map(\.wait)
+            _ = errand_curl_multi_poll(multi, &waits, UInt32(waits.count), Int32(timeout))
+            for (index, wait) in waits.enumerated() where wait.revents != 0 { polled[index].socket.needsPump = true }
             driver.awoke()
         }
         spareHandles.forEach(errand_curl_easy_cleanup)
@@ -67,9 +77,17 @@ final class CurlLoop {
     private func handle(_ command: CurlDriver.Command) {
         switch command {
         case .start(let hop): start(hop)
-        case .cancel(let id): transfer(id).map(remove)
-        case .resume(let id): transfer(id).map(resume)
+        case .cancel(let id):
+            transfer(id).map(remove)
+            sockets[id].map { remove($0, failingWritesWith: .cancelled) }
+        case .resume(let id):
+            transfer(id).map(resume)
+            sockets[id]?.resume()
         case .resumeSending(let id): transfer(id).map(resumeSending)
+        case .openSocket(let opening): open(opening)
+        case .write(let id, let bytes, let completion):
+            guard let socket = sockets[id] else { return completion(.cancelled) }
+            socket.write(bytes, completion: completion)
         case .shutdown: isShuttingDown = true
         }
     }
@@ -140,8 +158,12 @@ final class CurlLoop {
         var easy: UnsafeMutableRawPointer?
         var result: Int32 = 0
         while errand_curl_multi_next_done(multi, &easy, &result) == 1 {
-            guard let easy, let transfer = transfers[easy] else { continue }
-            finish(transfer, result: result)
+            guard let easy else { continue }
+            if let socket = socketsByHandle[easy] {
+                connected(socket, result: result)
+            } else if let transfer = transfers[easy] {
+                finish(transfer, result: result)
+            }
         }
     }
 
@@ -203,17 +225,100 @@ final class CurlLoop {
             remove(transfer)
             transfer.hop.mailbox.close(with: .timedOut, batch: drains)
         }
+        for socket in sockets.values {
+            guard let expiry = socket.expiry, expiry <= now else { continue }
+            end(socket, with: .timedOut)
+        }
     }
 
     private func pollMilliseconds() -> Int {
         let now = DispatchTime.now().uptimeNanoseconds
         var milliseconds = Self.maximumPollMilliseconds
-        for transfer in transfers.values {
-            guard let expiry = transfer.expiry?.uptimeNanoseconds else { continue }
+        let expiries = transfers.values.compactMap(\.expiry) + sockets.values.compactMap(\.expiry)
+        for expiry in expiries.map(\.uptimeNanoseconds) {
             let remaining = expiry > now ? Int((expiry - now) / 1_000_000) + 1 : 0
             milliseconds = min(milliseconds, remaining)
         }
         return milliseconds
+    }
+
+    // MARK: Sockets
+
+    private func open(_ opening: CurlSocket.Opening) {
+        guard !opening.mailbox.isClosed else { return }
+        guard let easy = spareHandles.popLast() ?? errand_curl_easy_init() else {
+            opening.mailbox.close(
+                with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: opening.request.url])),
+                batch: drains)
+            return
+        }
+        let resolveList: UnsafeMutableRawPointer?
+        do throws(ErrandError) {
+            resolveList = try configureSocket(easy, for: opening.request)
+        } catch {
+            recycle(easy)
+            opening.mailbox.close(with: error, batch: drains)
+            return
+        }
+        let socket = CurlSocket(opening, easy: easy, resolveList: resolveList)
+        guard calls.addHandle(multi, easy) == ERRAND_CURLM_OK else {
+            recycle(easy)
+            resolveList.map(errand_curl_slist_free_all)
+            opening.mailbox.close(
+                with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: opening.request.url])),
+                batch: drains)
+            return
+        }
+        sockets[socket.id] = socket
+        socketsByHandle[easy] = socket
+    }
+
+    /// The connection settings of a request, on a connection of its own that libcurl only opens:
+    /// always HTTP/1.1 (a server offered h2 by ALPN would not take the upgrade), and through an
+    /// HTTP proxy by CONNECT whatever the scheme.
+    /// - Returns: The `CURLOPT_RESOLVE` list, which must live as long as the socket.
+    private func configureSocket(_ easy: UnsafeMutableRawPointer, for request: TransportRequest) throws(ErrandError)
+        -> UnsafeMutableRawPointer?
+    {
+        let resolveList = try connection.configure(
+            easy, toReach: request.url, isReplay: true,
+            certificateBundle: certificateBundle.map(UnsafeRawBufferPointer.init))
+        _ = errand_curl_easy_setopt_long(easy, ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_1_1))
+        _ = errand_curl_easy_setopt_long(easy, ERRAND_CURLOPT_HTTPPROXYTUNNEL, 1)
+        _ = errand_curl_easy_setopt_long(easy, ERRAND_CURLOPT_CONNECT_ONLY, 1)
+        _ = errand_curl_easy_setopt_long(easy, ERRAND_CURLOPT_NOSIGNAL, 1)
+        return resolveList
+    }
+
+    private func connected(_ socket: CurlSocket, result: Int32) {
+        if let error = CurlErrorMapping.error(for: result, url: socket.url) {
+            end(socket, with: error)
+        } else {
+            socket.connected()
+        }
+    }
+
+    private func pumpSockets() {
+        for socket in sockets.values where socket.needsPump {
+            guard case .ended(let error) = socket.pump(batch: drains) else { continue }
+            end(socket, with: error)
+        }
+    }
+
+    /// Drops `socket`'s connection and reports its end: `nil` for an orderly close by the peer.
+    private func end(_ socket: CurlSocket, with error: ErrandError?) {
+        remove(socket, failingWritesWith: error ?? .transport(URLError(.networkConnectionLost)))
+        socket.mailbox.close(with: error, batch: drains)
+    }
+
+    private func remove(_ socket: CurlSocket, failingWritesWith error: ErrandError) {
+        socket.failWrites(with: error, batch: drains)
+        // Removing a connect-only handle from the multi handle closes its connection.
+        _ = errand_curl_multi_remove_handle(multi, socket.easy)
+        sockets[socket.id] = nil
+        socketsByHandle[socket.easy] = nil
+        recycle(socket.easy)
+        socket.resolveList.map(errand_curl_slist_free_all)
     }
 
     private func remove(_ transfer: CurlTransfer) {

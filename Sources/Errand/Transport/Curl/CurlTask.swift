@@ -1,7 +1,9 @@
+import Foundation
+
 /// A request in flight in a ``CurlTransport``.
 final class CurlTask: TransportTask {
-    private let id: Int
-    private let mailbox: CurlEventMailbox
+    let id: Int
+    let mailbox: CurlEventMailbox
     private let driver: CurlDriver?
 
     init(id: Int, mailbox: CurlEventMailbox, driver: CurlDriver?) {
@@ -25,5 +27,12 @@ final class CurlTask: TransportTask {
     /// Resumes a transfer ``pauseReceiving()`` paused, from any thread.
     func resumeReceiving() {
         mailbox.hold(false)
+    }
+
+    /// Sends `bytes` on a connection opened by ``CurlTransport/openSocket(_:head:events:)``;
+    /// `completion` runs, off the curl thread, once libcurl took them all, or with why it could not.
+    func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void) {
+        guard let driver, !mailbox.isClosed else { return completion(.cancelled) }
+        driver.submit(.write(id: id, bytes, completion: completion))
     }
 }

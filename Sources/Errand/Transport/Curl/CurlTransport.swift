@@ -114,10 +114,64 @@ public final class CurlTransport: DirectDeliveryTransport {
         _ request: TransportRequest, deliversDirectly: Bool, events: @escaping @Sendable (TransportEvent) -> Void
     ) -> any TransportTask {
         let id = driver?.makeID() ?? 0
-        driver?.requestStarted()
         let pump = request.bodyStream.map { body in
             BodyStreamPump(body: body, url: request.url) { [driver] in driver?.submit(.resumeSending(id: id)) }
         }
+        let task = makeTask(id: id, deliversDirectly: deliversDirectly, pump: pump, events: events)
+        guard let driver = ready(for: request, task) else { return task }
+        if let pump, !pump.start() {
+            task.mailbox.close(with: BodyStream.alreadySent(to: request.url))
+            return task
+        }
+        var request = request
+        for (name, value) in additionalHeaders where request.headers.headerField(name) == nil {
+            request.headers[name] = value
+        }
+        let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + CurlHop.timeout($0) }
+        driver.submit(
+            .start(
+                CurlHop(
+                    id: id, request: request, cookieHeader: cookies.header(for: request), mailbox: task.mailbox,
+                    deadline: deadline, serverTrust: serverTrust, bodyPump: pump)))
+        return task
+    }
+
+    /// Opens a connection for a WebSocket to `request`'s URL (`ws` and `wss` as `http` and
+    /// `https`) with its connection settings, and writes `head`, the upgrade request, on it.
+    /// `events` get the answer's head, then its body: after a `101`, every byte the peer sends,
+    /// until `.completed` (`nil` when the peer closed the connection). ``CurlTask/write(_:completion:)``
+    /// sends; `cancel()` drops the connection. `timeoutInterval` bounds the handshake only.
+    func openSocket(_ request: TransportRequest, head: Data, events: @escaping @Sendable (TransportEvent) -> Void)
+        -> CurlTask
+    {
+        let task = makeTask(id: driver?.makeID() ?? 0, deliversDirectly: false, pump: nil, events: events)
+        var request = request
+        request.url = Self.httpURL(for: request.url)
+        guard let driver = ready(for: request, task) else { return task }
+        let deadline = DispatchTime.now() + CurlHop.timeout(request.timeoutInterval)
+        driver.submit(
+            .openSocket(
+                CurlSocket.Opening(
+                    id: task.id, request: request, head: head, mailbox: task.mailbox, handshakeDeadline: deadline)))
+        return task
+    }
+
+    /// `ws` and `wss` URLs as the `http` and `https` ones libcurl connects to; others unchanged.
+    static func httpURL(for url: URL) -> URL {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        switch components.scheme?.lowercased() {
+        case "ws": components.scheme = "http"
+        case "wss": components.scheme = "https"
+        default: return url
+        }
+        return components.url ?? url
+    }
+
+    /// A task whose events go through a new mailbox, counted in flight until it closes.
+    private func makeTask(
+        id: Int, deliversDirectly: Bool, pump: BodyStreamPump?, events: @escaping @Sendable (TransportEvent) -> Void
+    ) -> CurlTask {
+        driver?.requestStarted()
         let mailbox = CurlEventMailbox(
             pauseThreshold: bufferLimit, deliversDirectly: deliversDirectly, events: events,
             resume: { [driver] in driver?.submit(.resume(id: id)) },
@@ -130,43 +184,35 @@ public final class CurlTransport: DirectDeliveryTransport {
                 }
                 driver?.requestEnded()
             })
-        let task = CurlTask(id: id, mailbox: mailbox, driver: driver)
+        return CurlTask(id: id, mailbox: mailbox, driver: driver)
+    }
+
+    /// The driver to submit `request` to; `nil`, with `task` closed saying why, when libcurl is
+    /// missing, the scheme is not HTTP's, the settings failed, or a pinned host cannot be checked.
+    private func ready(for request: TransportRequest, _ task: CurlTask) -> CurlDriver? {
         guard let driver else {
             let reason = "libcurl could not be loaded"
-            mailbox.close(with: .transport(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason])))
-            return task
+            task.mailbox.close(
+                with: .transport(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason])))
+            return nil
         }
         // libcurl speaks many protocols; an HTTP client must not open `file:` or `ftp:` URLs.
         guard let scheme = request.url.scheme?.lowercased(),
             ["http", "https"].contains(scheme) || UnixSocketURL(request.url) != nil
         else {
-            mailbox.close(
+            task.mailbox.close(
                 with: .transport(URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: request.url])))
-            return task
+            return nil
         }
         if let failure = settings.failure {
-            mailbox.close(with: failure)
-            return task
+            task.mailbox.close(with: failure)
+            return nil
         }
         if let refusal = serverTrust.refusal(of: request.url, canCheckPins: true) {
-            mailbox.close(with: refusal)
-            return task
+            task.mailbox.close(with: refusal)
+            return nil
         }
-        if let pump, !pump.start() {
-            mailbox.close(with: BodyStream.alreadySent(to: request.url))
-            return task
-        }
-        var request = request
-        for (name, value) in additionalHeaders where request.headers.headerField(name) == nil {
-            request.headers[name] = value
-        }
-        let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + CurlHop.timeout($0) }
-        driver.submit(
-            .start(
-                CurlHop(
-                    id: id, request: request, cookieHeader: cookies.header(for: request), mailbox: mailbox,
-                    deadline: deadline, serverTrust: serverTrust, bodyPump: pump)))
-        return task
+        return driver
     }
 
     /// The most body bytes any finished request of this transport held for its consumer at once:

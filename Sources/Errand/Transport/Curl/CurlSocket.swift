@@ -1,0 +1,237 @@
+import CErrandCurl
+import Dispatch
+import Foundation
+
+/// A connection upgraded for a WebSocket, on the curl thread. libcurl connects it
+/// (`CURLOPT_CONNECT_ONLY`: DNS, a proxy tunnel, TLS, HTTP/1.1 only); this then writes the
+/// upgrade request, reads the answer's head, and moves bytes both ways with `curl_easy_send` and
+/// `curl_easy_recv` whenever the loop's poll finds the socket ready.
+///
+/// What it reads reaches the consumer through the mailbox as a response does — the head, then
+/// body chunks — so a consumer that falls behind pauses the reading as it pauses a download, and
+/// TCP pushes back on the server. After a `101` the body is the peer's byte stream, ended by
+/// `.completed(nil)` when the peer closes the connection; any other answer's body is kept up to
+/// ``refusalBodyLimit`` bytes.
+final class CurlSocket {
+    /// What the curl thread needs to open one.
+    struct Opening: Sendable {
+        let id: Int
+        let request: TransportRequest
+        /// The upgrade request as it goes on the wire.
+        let head: Data
+        let mailbox: CurlEventMailbox
+        /// When the handshake must have been answered: `timeoutInterval` bounds it, not the open socket.
+        let handshakeDeadline: DispatchTime
+    }
+
+    /// What a pump of the socket left it as.
+    enum State {
+        case alive
+        /// The connection ended: `nil` when the peer closed it after its head, else why.
+        case ended(ErrandError?)
+    }
+
+    private enum Phase {
+        case connecting
+        case readingHead
+        case open
+        /// A refused handshake's body: the bytes still to keep, until then or until the peer closes.
+        case refusalBody(remaining: Int)
+    }
+
+    private struct Write {
+        var bytes: Data
+        var sent = 0
+        let completion: @Sendable (ErrandError?) -> Void
+    }
+
+    /// The most of a refused handshake's body that is kept.
+    static let refusalBodyLimit = 64 << 10
+    /// The longest head read before the answer is refused as malformed.
+    private static let headLimit = 64 << 10
+    private static let readSize = 64 << 10
+
+    let id: Int
+    let easy: UnsafeMutableRawPointer
+    let mailbox: CurlEventMailbox
+    let url: URL
+    /// The host overrides libcurl reads while connecting; freed with the socket.
+    let resolveList: UnsafeMutableRawPointer?
+    /// The socket to poll; -1 until connected.
+    private(set) var descriptor: Int32 = -1
+    /// Whether the next loop turn must pump it even if the poll reported nothing: new writes, a
+    /// resumed reader, or TLS data OpenSSL may hold with the socket itself quiet.
+    var needsPump = false
+    private let handshakeDeadline: DispatchTime
+    private var phase = Phase.connecting
+    private var head = CurlResponseHead()
+    private var headBuffer = Data()
+    private var writes: [Write] = []
+    /// Bytes read that the mailbox declined: its consumer is behind.
+    private var declined: Data?
+    private var buffer = [UInt8](repeating: 0, count: readSize)
+
+    init(_ opening: Opening, easy: UnsafeMutableRawPointer, resolveList: UnsafeMutableRawPointer?) {
+        id = opening.id
+        self.easy = easy
+        self.resolveList = resolveList
+        mailbox = opening.mailbox
+        url = opening.request.url
+        handshakeDeadline = opening.handshakeDeadline
+        writes = [Write(bytes: opening.head) { _ in }]
+    }
+
+    /// When the socket must have given up waiting: the handshake's deadline, until its head arrived.
+    var expiry: DispatchTime? {
+        switch phase {
+        case .connecting, .readingHead: handshakeDeadline
+        case .open, .refusalBody: nil
+        }
+    }
+
+    /// The events to poll the socket for; `nil` while connecting, when libcurl polls it.
+    var pollEvents: Int16? {
+        guard descriptor >= 0 else { return nil }
+        var events: Int32 = declined == nil ? ERRAND_CURL_WAIT_POLLIN : 0
+        if !writes.isEmpty { events |= ERRAND_CURL_WAIT_POLLOUT }
+        return Int16(events)
+    }
+
+    /// libcurl finished connecting: the upgrade request can go out.
+    func connected() {
+        descriptor = errand_curl_easy_active_socket(easy)
+        phase = .readingHead
+        needsPump = true
+    }
+
+    /// Queues `bytes`; `completion` runs off the curl thread once libcurl took the last of them.
+    func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void) {
+        writes.append(Write(bytes: bytes, completion: completion))
+        needsPump = true
+    }
+
+    /// The consumer caught up: reading may go on.
+    func resume() {
+        needsPump = true
+    }
+
+    /// Sends what is queued and reads what is there, each until the socket would block.
+    func pump(batch: CurlDrainBatch) -> State {
+        needsPump = false
+        guard descriptor >= 0 else { return .alive }
+        if case .ended(let error) = flush(batch: batch) { return .ended(error) }
+        return read(batch: batch)
+    }
+
+    /// Fails the writes still queued: the connection is gone.
+    func failWrites(with error: ErrandError, batch: CurlDrainBatch) {
+        let pending = writes
+        writes = []
+        mailbox.perform(batch: batch) {
+            for write in pending { write.completion(error) }
+        }
+    }
+
+    private func flush(batch: CurlDrainBatch) -> State {
+        while !writes.isEmpty {
+            var sent = 0
+            let result = writes[0].bytes.withUnsafeBytes { bytes in
+                errand_curl_easy_send(
+                    easy, bytes.baseAddress.map { $0 + writes[0].sent }, bytes.count - writes[0].sent, &sent)
+            }
+            if result == ERRAND_CURLE_AGAIN { return .alive }
+            if let error = CurlErrorMapping.error(for: result, url: url) { return .ended(error) }
+            writes[0].sent += sent
+            guard writes[0].sent == writes[0].bytes.count else { continue }
+            let done = writes.removeFirst()
+            mailbox.perform(batch: batch) { done.completion(nil) }
+        }
+        return .alive
+    }
+
+    private func read(batch: CurlDrainBatch) -> State {
+        if let bytes = declined {
+            // Counted when first taken: only the delivery is left to do.
+            declined = nil
+            _ = deliver(bytes, batch: batch)
+        }
+        // Until CURLE_AGAIN: TLS may hold decrypted bytes that no poll would report.
+        while declined == nil {
+            var count = 0
+            let result = buffer.withUnsafeMutableBytes { errand_curl_easy_recv(easy, $0.baseAddress, $0.count, &count) }
+            if result == ERRAND_CURLE_AGAIN { return .alive }
+            if let error = CurlErrorMapping.error(for: result, url: url) { return .ended(error) }
+            guard count > 0 else { return endOfStream() }
+            if case .ended(let error) = take(Data(buffer[..<count]), batch: batch) { return .ended(error) }
+        }
+        return .alive
+    }
+
+    /// The peer closed the connection.
+    private func endOfStream() -> State {
+        switch phase {
+        // A refused handshake's body may end with the connection; what came of it is kept.
+        case .open, .refusalBody: .ended(nil)
+        case .connecting, .readingHead:
+            .ended(.transport(URLError(.networkConnectionLost, userInfo: [NSURLErrorFailingURLErrorKey: url])))
+        }
+    }
+
+    private func take(_ bytes: Data, batch: CurlDrainBatch) -> State {
+        switch phase {
+        case .connecting, .readingHead:
+            return takeHead(bytes, batch: batch)
+        case .open:
+            return deliver(bytes, batch: batch)
+        case .refusalBody(let remaining):
+            let kept = bytes.prefix(remaining)
+            let state = deliver(kept, batch: batch)
+            phase = .refusalBody(remaining: remaining - kept.count)
+            return remaining == kept.count ? .ended(nil) : state
+        }
+    }
+
+    /// Reads the answer's head line by line; what follows it is the body.
+    private func takeHead(_ bytes: Data, batch: CurlDrainBatch) -> State {
+        headBuffer.append(bytes)
+        while let lineEnd = headBuffer.firstIndex(of: 0x0A) {
+            let line = headBuffer[headBuffer.startIndex...lineEnd]
+            let outcome = line.withUnsafeBytes { head.take($0) }
+            headBuffer = Data(headBuffer[(lineEnd + 1)...])
+            guard case .complete = outcome else { continue }
+            return headEnded(batch: batch)
+        }
+        guard headBuffer.count <= Self.headLimit else {
+            return .ended(.transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])))
+        }
+        return .alive
+    }
+
+    private func headEnded(batch: CurlDrainBatch) -> State {
+        let statusCode = head.statusCode
+        guard statusCode > 0 else {
+            return .ended(.transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])))
+        }
+        let headers = head.headers
+        mailbox.post(.responseHead(statusCode: statusCode, headers: headers), batch: batch)
+        if statusCode == 101 {
+            phase = .open
+        } else {
+            let length = headers.headerField("Content-Length").flatMap { Int($0.trimmed) }
+            let remaining = min(max(length ?? Self.refusalBodyLimit, 0), Self.refusalBodyLimit)
+            phase = .refusalBody(remaining: remaining)
+            if remaining == 0 { return .ended(nil) }
+        }
+        let rest = headBuffer
+        headBuffer = Data()
+        return rest.isEmpty ? .alive : take(rest, batch: batch)
+    }
+
+    /// Hands `bytes` to the consumer, or keeps them until it catches up.
+    private func deliver(_ bytes: Data, batch: CurlDrainBatch) -> State {
+        guard !bytes.isEmpty else { return .alive }
+        let accepted = bytes.withUnsafeBytes { mailbox.postBody($0, batch: batch) }
+        if !accepted { declined = bytes }
+        return .alive
+    }
+}

@@ -1,0 +1,126 @@
+import ErrandTestServer
+import Foundation
+import Testing
+
+@testable import Errand
+
+/// Connections CurlTransport opens for WebSockets: libcurl connects, the upgrade and frames go
+/// over `curl_easy_send`/`curl_easy_recv`, and the curl thread's poll watches the socket.
+@Suite("CurlTransport: WebSocket connections")
+struct CurlSocketTests {
+    /// Records a socket's events: its head, the bytes after it, and how it ended.
+    final class Recorder: Sendable {
+        private let state = Locked<(status: Int?, headers: [String: String], body: Data, end: ErrandError??)>(
+            (nil, [:], Data(), nil))
+
+        func record(_ event: TransportEvent) {
+            state.withLock { state in
+                switch event {
+                case .responseHead(let status, let headers): (state.status, state.headers) = (status, headers)
+                case .body(let bytes): state.body.append(bytes)
+                case .completed(let error): state.end = .some(error)
+                case .uploadProgress, .metrics: break
+                }
+            }
+        }
+
+        var status: Int? { state.withLock { $0.status } }
+        var headers: [String: String] { state.withLock { $0.headers } }
+        var body: Data { state.withLock { $0.body } }
+        /// `nil` while open; `.some(nil)` after an orderly close by the peer.
+        var end: ErrandError?? { state.withLock { $0.end } }
+
+        /// The frames in what arrived after the head.
+        func frames() throws -> [WebSocketFrame] {
+            var decoder = WebSocketFrameDecoder(maximumPayload: 1 << 24, allowsCompression: false)
+            decoder.append(body)
+            var frames: [WebSocketFrame] = []
+            while let frame = try decoder.nextFrame() { frames.append(frame) }
+            return frames
+        }
+    }
+
+    static func upgradeHead(_ server: TestServer, _ target: String) -> Data {
+        let fields = WebSocketHandshake(options: WebSocketOptions()).headerFields
+            .filter { $0.name != "Sec-WebSocket-Extensions" }
+        let lines =
+            ["GET \(target) HTTP/1.1", "Host: 127.0.0.1:\(server.port)"] + fields.map { "\($0.name): \($0.value)" }
+        return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+    }
+
+    static func open(_ server: TestServer, _ target: String, transport: CurlTransport = CurlTransport())
+        -> (CurlTask, Recorder)
+    {
+        let recorder = Recorder()
+        var request = TransportRequest(url: URL(string: "ws://127.0.0.1:\(server.port)\(target)")!)
+        request.timeoutInterval = 10
+        let task = transport.openSocket(request, head: upgradeHead(server, target), events: recorder.record)
+        return (task, recorder)
+    }
+
+    static func write(_ task: CurlTask, _ frame: WebSocketFrame) async -> ErrandError? {
+        await withCheckedContinuation { continuation in
+            task.write(frame.encoded(maskingKey: 0x0102_0304)) { continuation.resume(returning: $0) }
+        }
+    }
+
+    @Test func theUpgradeIsAnsweredAndFramesGoBothWays() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (task, recorder) = Self.open(server, "/ws/echo")
+        try await eventually { recorder.status != nil }
+        #expect(recorder.status == 101)
+        #expect(recorder.headers.headerField("Upgrade") == "websocket")
+        #expect(await Self.write(task, WebSocketFrame(opcode: .text, payload: Data("hi".utf8))) == nil)
+        let big = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0) })
+        #expect(await Self.write(task, WebSocketFrame(opcode: .binary, payload: big)) == nil)
+        try await eventually { (try? recorder.frames().count) == 2 }
+        #expect(
+            try recorder.frames() == [
+                WebSocketFrame(opcode: .text, payload: Data("hi".utf8)), WebSocketFrame(opcode: .binary, payload: big),
+            ])
+        #expect(recorder.end == nil)
+        task.cancel()
+        try await eventually { recorder.end != nil }
+        #expect(recorder.end == .some(.cancelled))
+        #expect(await Self.write(task, WebSocketFrame(opcode: .text, payload: Data())) == .cancelled)
+    }
+
+    @Test func aRefusedHandshakeGivesItsStatusAndBodyThenEnds() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (_, recorder) = Self.open(server, "/ws/echo?status=401")
+        try await eventually { recorder.end != nil }
+        #expect(recorder.status == 401)
+        #expect(String(decoding: recorder.body, as: UTF8.self) == "refused with 401\n")
+        #expect(recorder.end == .some(nil))
+    }
+
+    @Test func aPeerThatDropsTheConnectionEndsItWithoutError() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (task, recorder) = Self.open(server, "/ws/echo?drop=1")
+        try await eventually { recorder.status == 101 }
+        _ = await Self.write(task, WebSocketFrame(opcode: .text, payload: Data("bye".utf8)))
+        try await eventually { recorder.end != nil }
+        #expect(recorder.end == .some(nil))
+    }
+
+    @Test func nothingListeningIsATransportError() async throws {
+        let server = try TestServer()
+        server.stop()
+        let (_, recorder) = Self.open(server, "/ws/echo")
+        try await eventually { recorder.end != nil }
+        guard case .some(.some(.transport(let error))) = recorder.end else {
+            Issue.record("ended with \(String(describing: recorder.end))")
+            return
+        }
+        #expect(error.code == .cannotConnectToHost)
+    }
+
+    @Test func wsAndWssAreHTTPAndHTTPSToLibcurl() {
+        #expect(CurlTransport.httpURL(for: URL(string: "ws://a/b?c")!).absoluteString == "http://a/b?c")
+        #expect(CurlTransport.httpURL(for: URL(string: "WSS://a:8443/")!).absoluteString == "https://a:8443/")
+        #expect(CurlTransport.httpURL(for: URL(string: "https://a/")!).absoluteString == "https://a/")
+    }
+}
