@@ -20,13 +20,18 @@ extension NetworkAgent {
         try await stream(request, headers: [:])
     }
 
-    /// Streams `request` with `headers` set over its own on every attempt.
-    func stream(_ request: any BaseRequest, headers: [String: String]) async throws(ErrandError) -> ResponseStream {
+    /// Streams `request` with `headers` set over its own on every attempt; `upgradesToWebSocket`
+    /// makes it a WebSocket's handshake, which only a `101` opens.
+    func stream(_ request: any BaseRequest, headers: [String: String], upgradesToWebSocket: Bool = false)
+        async throws(ErrandError) -> ResponseStream
+    {
         let box = Locked<RequestTask?>(nil)
         let opened = await withTaskCancellationHandler {
             await withCheckedContinuation {
                 (continuation: CheckedContinuation<Result<ResponseStream, ErrandError>, Never>) in
-                let receiver = StreamReceiver(bufferLimit: pipeline.streamBufferLimit, headers: headers) {
+                let receiver = StreamReceiver(
+                    bufferLimit: pipeline.streamBufferLimit, headers: headers, upgradesToWebSocket: upgradesToWebSocket
+                ) {
                     continuation.resume(returning: $0)
                 }
                 let task = pipeline.makeTask(request, completion: .continuation { receiver.finished($0) })

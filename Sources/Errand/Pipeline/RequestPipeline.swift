@@ -18,7 +18,7 @@ final class RequestPipeline: Sendable {
     let cache: ResponseCache
     /// Sends the requests, sharing identical calls in flight when their plan coalesces.
     let coalescer: TransportCoalescer
-    private let retryTimer: RetryTimer
+    let retryTimer: RetryTimer
     /// Read once, as the transport reads the session configuration once.
     private let sessionSetsUserAgent: Bool
     /// Bytes a ``ResponseStream`` holds ahead of its consumer before its transfer pauses: the
@@ -56,7 +56,9 @@ final class RequestPipeline: Sendable {
         task.monitors.requestDidStart(task)
         let plan: RequestPlan
         do {
-            plan = try RequestPlan(task.request, config: config, streams: task.stream != nil)
+            plan = try RequestPlan(
+                task.request, config: config, streams: task.stream != nil,
+                upgradesToWebSocket: task.stream?.upgradesToWebSocket ?? false)
         } catch {
             return finish(task, response: nil, error: error)
         }
@@ -89,6 +91,7 @@ final class RequestPipeline: Sendable {
             return finish(task, response: nil, error: error)
         }
         built.request.isStreaming = plan.streams
+        built.request.upgradesToWebSocket = task.stream?.upgradesToWebSocket ?? false
         for (name, value) in task.stream?.headers ?? [:] {
             built.request.headers.setHeaderField(name, value)
         }

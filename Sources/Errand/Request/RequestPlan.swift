@@ -26,9 +26,12 @@ struct RequestPlan: Sendable {
     ///
     /// A request that `streams` neither caches nor downloads to its `resumableDownloadPath`, and
     /// each call has its own stream; its `maximumResponseSize` bounds one line or event.
-    init(_ request: any BaseRequest, config: NetworkConfig, streams: Bool = false) throws(ErrandError) {
+    /// `upgradesToWebSocket` makes it a WebSocket's handshake, which streams and only `101` answers.
+    init(_ request: any BaseRequest, config: NetworkConfig, streams: Bool = false, upgradesToWebSocket: Bool = false)
+        throws(ErrandError)
+    {
         cache = streams ? nil : try CacheSettings(request: request, config: config)
-        rules = ResponseRules(request: request)
+        rules = ResponseRules(request: request, upgradesToWebSocket: upgradesToWebSocket)
         interceptors = InterceptorChain(request: request, config: config)
         downloadTarget = request.method == .get && !streams ? request.resumableDownloadPath : nil
         priority = request.priority

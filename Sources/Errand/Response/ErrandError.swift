@@ -33,6 +33,10 @@ public enum ErrandError: Error, Sendable, Equatable {
     case responseTooLarge(Int)
     /// A redirect Errand will not follow — HTTPS to HTTP, a loop, too many — and why, with the URLs.
     case redirectRefused(String)
+    /// The WebSocket was closed with a code other than a normal end's: by the server, or by the
+    /// client because the server broke the protocol (1002, 1007). `reason` is the close frame's,
+    /// or what the server broke.
+    case webSocketClosed(code: WebSocketCloseCode, reason: String)
 
     /// Why a cached response could not be served.
     public enum CacheMissReason: String, Sendable, Equatable, CaseIterable {
@@ -102,6 +106,8 @@ extension ErrandError: CustomStringConvertible {
             "The response body exceeded the maximum size of \(limit) bytes"
         case .redirectRefused(let reason):
             "Redirect refused: \(reason)"
+        case .webSocketClosed(let code, let reason):
+            "The WebSocket was closed with \(code)" + (reason.isEmpty ? "" : ": \(reason)")
         }
     }
 }

@@ -24,8 +24,11 @@ final class StreamReceiver: Sendable {
 
     let buffer: StreamBuffer
     /// Header fields the stream's reader sets on every attempt, over the request's own: an
-    /// ``EventSource``'s `Accept` and `Last-Event-ID`.
+    /// ``EventSource``'s `Accept` and `Last-Event-ID`, a WebSocket's handshake fields.
     let headers: [String: String]
+    /// Whether the request is a WebSocket's handshake: only `101` opens the stream (its plan's
+    /// rules say so), whose body is then the peer's bytes.
+    let upgradesToWebSocket: Bool
     private let state: Locked<State>
     /// The attempt on the wire, which the buffer pauses and resumes.
     private let transportTask: Locked<(any TransportTask)?>
@@ -35,8 +38,13 @@ final class StreamReceiver: Sendable {
     ///   - headers: See ``headers``.
     ///   - opened: Called once: with the stream when a head is accepted, or with the error when
     ///     the request ended before one was.
-    init(bufferLimit: Int, headers: [String: String] = [:], opened: @escaping Opener) {
+    ///   - upgradesToWebSocket: See ``upgradesToWebSocket``. Default `false`.
+    init(
+        bufferLimit: Int, headers: [String: String] = [:], upgradesToWebSocket: Bool = false,
+        opened: @escaping Opener
+    ) {
         self.headers = headers
+        self.upgradesToWebSocket = upgradesToWebSocket
         let transportTask = Locked<(any TransportTask)?>(nil)
         self.transportTask = transportTask
         state = Locked(State(opener: opened))
@@ -57,6 +65,11 @@ final class StreamReceiver: Sendable {
 
     /// Whether the consumer may already have seen body bytes: the request is then not retried.
     var hasHandedOutBody: Bool { buffer.hasReceivedBody }
+
+    /// The connection of the attempt on the wire, when its transport upgraded it for a WebSocket.
+    var connection: (any WebSocketConnection)? {
+        transportTask[\.self] as? any WebSocketConnection
+    }
 
     /// Keeps the transport task of a new attempt, for the buffer to pause.
     func attach(_ transportTask: any TransportTask) {

@@ -24,6 +24,9 @@ public struct TransportRequest: Sendable, Equatable {
     /// consumer may ask the transport to pause (``TransportTask/pauseReceiving()``), and a
     /// transport may send it a way that can (``URLSessionTransport`` does on Linux). Default `false`.
     public var isStreaming = false
+    /// Whether this is a WebSocket's opening handshake: a transport that can opens a connection
+    /// of its own for it, and after a `101` reports the peer's bytes as the body.
+    var upgradesToWebSocket = false
 
     /// Creates a request.
     public init(

@@ -48,13 +48,17 @@ struct CurlSocketTests {
         return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
-    static func open(_ server: TestServer, _ target: String, transport: CurlTransport = CurlTransport())
+    static func open(_ server: TestServer, _ target: String, transport: CurlTransport = CurlTransport()) throws
         -> (CurlTask, Recorder)
     {
         let recorder = Recorder()
-        var request = TransportRequest(url: URL(string: "ws://127.0.0.1:\(server.port)\(target)")!)
-        request.timeoutInterval = 10
-        let task = transport.openSocket(request, head: upgradeHead(server, target), events: recorder.record)
+        let fields = WebSocketHandshake(options: WebSocketOptions()).headerFields
+            .filter { $0.name != "Sec-WebSocket-Extensions" }
+        var request = TransportRequest(
+            url: URL(string: "ws://127.0.0.1:\(server.port)\(target)")!,
+            headers: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.value) }), timeoutInterval: 10)
+        request.upgradesToWebSocket = true
+        let task = try #require(transport.send(request, events: recorder.record) as? CurlTask)
         return (task, recorder)
     }
 
@@ -67,7 +71,7 @@ struct CurlSocketTests {
     @Test func theUpgradeIsAnsweredAndFramesGoBothWays() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let (task, recorder) = Self.open(server, "/ws/echo")
+        let (task, recorder) = try Self.open(server, "/ws/echo")
         try await eventually { recorder.status != nil }
         #expect(recorder.status == 101)
         #expect(recorder.headers.headerField("Upgrade") == "websocket")
@@ -89,7 +93,7 @@ struct CurlSocketTests {
     @Test func aRefusedHandshakeGivesItsStatusAndBodyThenEnds() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let (_, recorder) = Self.open(server, "/ws/echo?status=401")
+        let (_, recorder) = try Self.open(server, "/ws/echo?status=401")
         try await eventually { recorder.end != nil }
         #expect(recorder.status == 401)
         #expect(String(decoding: recorder.body, as: UTF8.self) == "refused with 401\n")
@@ -99,7 +103,7 @@ struct CurlSocketTests {
     @Test func aPeerThatDropsTheConnectionEndsItWithoutError() async throws {
         let server = try TestServer()
         defer { server.stop() }
-        let (task, recorder) = Self.open(server, "/ws/echo?drop=1")
+        let (task, recorder) = try Self.open(server, "/ws/echo?drop=1")
         try await eventually { recorder.status == 101 }
         _ = await Self.write(task, WebSocketFrame(opcode: .text, payload: Data("bye".utf8)))
         try await eventually { recorder.end != nil }
@@ -109,13 +113,25 @@ struct CurlSocketTests {
     @Test func nothingListeningIsATransportError() async throws {
         let server = try TestServer()
         server.stop()
-        let (_, recorder) = Self.open(server, "/ws/echo")
+        let (_, recorder) = try Self.open(server, "/ws/echo")
         try await eventually { recorder.end != nil }
         guard case .some(.some(.transport(let error))) = recorder.end else {
             Issue.record("ended with \(String(describing: recorder.end))")
             return
         }
         #expect(error.code == .cannotConnectToHost)
+    }
+
+    @Test func theHeadIsTheRequestAsHTTP11WithItsHostAndCookies() {
+        var request = TransportRequest(
+            url: URL(string: "ws://[::1]:8080/a%20b?q=1&r")!, headers: ["X-Token": "t"])
+        request.upgradesToWebSocket = true
+        let head = String(decoding: CurlSocket.head(of: request, cookieHeader: "s=1"), as: UTF8.self)
+        #expect(head == "GET /a%20b?q=1&r HTTP/1.1\r\nHost: [::1]:8080\r\nX-Token: t\r\nCookie: s=1\r\n\r\n")
+        let unix = TransportRequest(url: URL(string: "http+unix://%2Ftmp%2Fs.sock/v1/events")!)
+        #expect(
+            String(decoding: CurlSocket.head(of: unix, cookieHeader: nil), as: UTF8.self).hasPrefix(
+                "GET /v1/events HTTP/1.1\r\n"))
     }
 
     @Test func wsAndWssAreHTTPAndHTTPSToLibcurl() {

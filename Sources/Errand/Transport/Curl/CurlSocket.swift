@@ -81,6 +81,24 @@ final class CurlSocket {
         writes = [Write(bytes: opening.head) { _ in }]
     }
 
+    /// `request` as an HTTP/1.1 head, as the socket writes it: the request target, `Host`, the
+    /// request's fields and the cookies for its URL.
+    static func head(of request: TransportRequest, cookieHeader: String?) -> Data {
+        let url = UnixSocketURL(request.url)?.httpURL ?? request.url
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var target = components?.percentEncodedPath ?? "/"
+        if target.isEmpty { target = "/" }
+        if let query = components?.percentEncodedQuery { target += "?" + query }
+        var lines = ["\(request.method) \(target) HTTP/1.1"]
+        if request.headers.headerField("Host") == nil, let host = components?.percentEncodedHost {
+            let hostText = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            lines.append("Host: " + hostText + (components?.port.map { ":\($0)" } ?? ""))
+        }
+        lines += request.headers.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+        if let cookieHeader, request.headers.headerField("Cookie") == nil { lines.append("Cookie: \(cookieHeader)") }
+        return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+    }
+
     /// When the socket must have given up waiting: the handshake's deadline, until its head arrived.
     var expiry: DispatchTime? {
         switch phase {

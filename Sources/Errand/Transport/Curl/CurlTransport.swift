@@ -113,6 +113,7 @@ public final class CurlTransport: DirectDeliveryTransport {
     func send(
         _ request: TransportRequest, deliversDirectly: Bool, events: @escaping @Sendable (TransportEvent) -> Void
     ) -> any TransportTask {
+        if request.upgradesToWebSocket { return openSocket(request, events: events) }
         let id = driver?.makeID() ?? 0
         let pump = request.bodyStream.map { body in
             BodyStreamPump(body: body, url: request.url) { [driver] in driver?.submit(.resumeSending(id: id)) }
@@ -137,17 +138,19 @@ public final class CurlTransport: DirectDeliveryTransport {
     }
 
     /// Opens a connection for a WebSocket to `request`'s URL (`ws` and `wss` as `http` and
-    /// `https`) with its connection settings, and writes `head`, the upgrade request, on it.
+    /// `https`) with its connection settings, and writes `request` on it as an HTTP/1.1 head.
     /// `events` get the answer's head, then its body: after a `101`, every byte the peer sends,
     /// until `.completed` (`nil` when the peer closed the connection). ``CurlTask/write(_:completion:)``
     /// sends; `cancel()` drops the connection. `timeoutInterval` bounds the handshake only.
-    func openSocket(_ request: TransportRequest, head: Data, events: @escaping @Sendable (TransportEvent) -> Void)
-        -> CurlTask
-    {
+    func openSocket(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> CurlTask {
         let task = makeTask(id: driver?.makeID() ?? 0, deliversDirectly: false, pump: nil, events: events)
         var request = request
         request.url = Self.httpURL(for: request.url)
+        for (name, value) in additionalHeaders where request.headers.headerField(name) == nil {
+            request.headers[name] = value
+        }
         guard let driver = ready(for: request, task) else { return task }
+        let head = CurlSocket.head(of: request, cookieHeader: cookies.header(for: request))
         let deadline = DispatchTime.now() + CurlHop.timeout(request.timeoutInterval)
         driver.submit(
             .openSocket(

@@ -1,0 +1,126 @@
+import Foundation
+
+/// An open WebSocket: the messages the server sends, in order, as an `AsyncSequence`, and
+/// `send` for the client's. Pings are answered, fragments joined and the closing handshake
+/// done inside; a consumer that falls behind stops the reading, and `send` waits while the
+/// connection cannot take more.
+final class WebSocket: AsyncSequence, Sendable {
+    /// A message, whole.
+    typealias Element = WebSocketMessage
+    /// What iteration throws.
+    typealias Failure = ErrandError
+
+    /// The handshake's `101` head.
+    let response: Response
+    /// The task that ran the handshake: its metrics, `tag` and `userInfo`; it finishes when the socket ends.
+    let task: RequestTask
+    /// The subprotocol the server chose among those offered; `nil` for none.
+    let subprotocol: String?
+    /// Whether messages are compressed (permessage-deflate) both ways.
+    let isCompressed: Bool
+    private let session: WebSocketSession
+
+    init(
+        stream: ResponseStream, connection: any WebSocketConnection, agreement: WebSocketHandshake.Agreement,
+        options: WebSocketOptions, timer: RetryTimer
+    ) {
+        response = stream.response
+        task = stream.task
+        subprotocol = agreement.subprotocol
+        isCompressed = agreement.compression != nil
+        let session = WebSocketSession(
+            connection: connection, options: options, compression: agreement.compression, timer: timer)
+        self.session = session
+        Task { await Self.read(stream, into: session, compression: agreement.compression) }
+    }
+
+    /// A socket the app let go of is closed, as leaving a page closes a browser's.
+    deinit {
+        session.fail(code: .goingAway, reason: "", error: .cancelled)
+    }
+
+    /// The peer's close code once its close frame arrived, or the code the client closed with
+    /// after a protocol violation or timeout; `nil` while open.
+    var closeCode: WebSocketCloseCode? { session.closeCode }
+    /// The reason sent with ``closeCode``.
+    var closeReason: String? { session.closeReason }
+
+    /// Sends `message`; returns once the connection took it.
+    /// - Throws: ``ErrandError/webSocketClosed(code:reason:)`` or ``ErrandError/cancelled`` once closed.
+    func send(_ message: WebSocketMessage) async throws(ErrandError) {
+        try await session.send(message)
+    }
+
+    /// Sends a text message.
+    func send(_ text: String) async throws(ErrandError) {
+        try await session.send(.text(text))
+    }
+
+    /// Sends a binary message.
+    func send(_ data: Data) async throws(ErrandError) {
+        try await session.send(.binary(data))
+    }
+
+    /// Sends a ping and returns the seconds until its pong.
+    /// - Throws: ``ErrandError/timedOut`` when no pong came within ``WebSocketOptions/pingTimeout``,
+    ///   which also closes the socket.
+    func ping(_ payload: Data = Data()) async throws(ErrandError) -> TimeInterval {
+        try await session.ping(payload)
+    }
+
+    /// Closes the socket with `code` and `reason`: returns once the server answered, or after
+    /// ``WebSocketOptions/closeTimeout``; iteration then ends normally.
+    func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+        await session.close(code, reason: reason)
+    }
+
+    /// Reads messages; see the type's description.
+    func makeAsyncIterator() -> Iterator {
+        Iterator(session: session)
+    }
+
+    /// Reads a socket's messages.
+    struct Iterator: AsyncIteratorProtocol {
+        let session: WebSocketSession
+
+        /// The next message; `nil` once the server closed normally or the calling task was
+        /// cancelled, which closes the socket with 1001.
+        mutating func next() async throws(ErrandError) -> WebSocketMessage? {
+            let message = try await session.inbox.next()
+            if message == nil, Task.isCancelled {
+                let session = session
+                Task { await session.close(.goingAway, reason: "") }
+            }
+            return message
+        }
+    }
+
+    /// Reads the connection until the peer's close frame or the end, frame by frame.
+    private static func read(
+        _ stream: ResponseStream, into session: WebSocketSession, compression: PerMessageDeflateParameters?
+    ) async {
+        let limit = session.options.maximumMessageSize
+        var decoder = WebSocketFrameDecoder(
+            maximumPayload: limit + limit / 64 + 64, allowsCompression: compression != nil)
+        let inflater = compression.flatMap(PerMessageInflater.init)
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: limit, inflate: inflater?.inflate(_:limit:))
+        do {
+            for try await chunk in stream {
+                decoder.append(chunk)
+                while let frame = try decoder.nextFrame() {
+                    guard let event = try assembler.receive(frame) else { continue }
+                    await session.handle(event)
+                    if session.hasReceivedClose { return }
+                }
+            }
+            session.end(error: nil, dropping: false)
+        } catch let violation as WebSocketProtocolViolation {
+            let error: ErrandError =
+                violation.code == .messageTooBig
+                ? .responseTooLarge(limit) : .webSocketClosed(code: violation.code, reason: violation.reason)
+            session.fail(code: violation.code, reason: violation.reason, error: error)
+        } catch {
+            session.end(error: error as? ErrandError ?? .cancelled, dropping: false)
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+
+/// One open WebSocket's life, shared by the ``WebSocket`` an app holds and the task that reads
+/// its connection: the frames sent, in order and compressed as agreed; pings and their pongs;
+/// the closing handshake; and how the socket ended. Its state lives under one lock, and no I/O
+/// happens under it: writes are only handed to the connection, which sends them in order.
+final class WebSocketSession: Sendable {
+    private struct PendingPing {
+        let payload: Data
+        let sentAt: ContinuousClock.Instant
+        let continuation: CheckedContinuation<Result<TimeInterval, ErrandError>, Never>
+        let cancelTimeout: @Sendable () -> Void
+    }
+
+    private struct State {
+        var deflater: PerMessageDeflater?
+        var hasSentClose = false
+        var hasReceivedClose = false
+        var hasEnded = false
+        var closeCode: WebSocketCloseCode?
+        var closeReason: String?
+        var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        var pings: [PendingPing] = []
+        var nextPing: UInt64 = 0
+        var cancelKeepAlive: (@Sendable () -> Void)?
+    }
+
+    let connection: any WebSocketConnection
+    let options: WebSocketOptions
+    let inbox: WebSocketInbox
+    private let timer: RetryTimer
+    private let state: Locked<State>
+
+    init(
+        connection: any WebSocketConnection, options: WebSocketOptions, compression: PerMessageDeflateParameters?,
+        timer: RetryTimer
+    ) {
+        self.connection = connection
+        self.options = options
+        self.timer = timer
+        inbox = WebSocketInbox(limit: max(options.maximumMessageSize, 1))
+        state = Locked(State(deflater: compression.flatMap(PerMessageDeflater.init)))
+        scheduleKeepAlive()
+    }
+
+    /// The peer's close code once its close frame arrived, or the code the client failed the
+    /// connection with; `nil` while open.
+    var closeCode: WebSocketCloseCode? { state[\.closeCode] }
+    /// The reason that came with ``closeCode``.
+    var closeReason: String? { state[\.closeReason] }
+
+    // MARK: Sending
+
+    /// Sends `message`; returns once the transport took it.
+    func send(_ message: WebSocketMessage) async throws(ErrandError) {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<ErrandError?, Never>) in
+            let refusal = state.withLock { state -> ErrandError? in
+                guard !state.hasSentClose, !state.hasEnded else { return closedError(state) }
+                var frame: WebSocketFrame
+                switch message {
+                case .text(let text): frame = WebSocketFrame(opcode: .text, payload: Data(text.utf8))
+                case .binary(let data): frame = WebSocketFrame(opcode: .binary, payload: data)
+                }
+                if let deflater = state.deflater {
+                    frame.payload = deflater.deflate(frame.payload)
+                    frame.isCompressed = true
+                }
+                // Handed over under the lock: the order of the writes is the order of compression.
+                connection.write(frame.encoded(maskingKey: .random(in: 0...UInt32.max))) {
+                    continuation.resume(returning: $0)
+                }
+                return nil
+            }
+            if let refusal { continuation.resume(returning: refusal) }
+        }
+        if let result { throw result }
+    }
+
+    /// Sends a control frame, not waiting for it to go out.
+    private func sendControl(_ opcode: WebSocketFrame.Opcode, _ payload: Data, then: (@Sendable () -> Void)? = nil) {
+        let frame = WebSocketFrame(opcode: opcode, payload: payload)
+        connection.write(frame.encoded(maskingKey: .random(in: 0...UInt32.max))) { _ in then?() }
+    }
+
+    private func closedError(_ state: State) -> ErrandError {
+        guard let code = state.closeCode else { return .cancelled }
+        return .webSocketClosed(code: code, reason: state.closeReason ?? "")
+    }
+
+    // MARK: Pings
+
+    /// Sends a ping and returns the seconds until its pong; past ``WebSocketOptions/pingTimeout``
+    /// the socket is closed and this throws ``ErrandError/timedOut``.
+    func ping(_ payload: Data) async throws(ErrandError) -> TimeInterval {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<TimeInterval, ErrandError>, Never>) in
+            let refusal = state.withLock { state -> ErrandError? in
+                guard !state.hasSentClose, !state.hasEnded else { return closedError(state) }
+                let cancelTimeout = timer.schedule(options.pingTimeout) { [weak self] in self?.pingTimedOut() }
+                state.pings.append(
+                    PendingPing(
+                        payload: payload, sentAt: .now, continuation: continuation, cancelTimeout: cancelTimeout))
+                return nil
+            }
+            if let refusal { return continuation.resume(returning: .failure(refusal)) }
+            sendControl(.ping, payload)
+        }
+        return try result.get()
+    }
+
+    private func pongArrived(_ payload: Data) {
+        let answered = state.withLock { state -> PendingPing? in
+            guard let index = state.pings.firstIndex(where: { $0.payload == payload }) else { return nil }
+            return state.pings.remove(at: index)
+        }
+        guard let answered else { return }
+        answered.cancelTimeout()
+        let elapsed = ContinuousClock.now - answered.sentAt
+        let (seconds, attoseconds) = elapsed.components
+        answered.continuation.resume(returning: .success(Double(seconds) + Double(attoseconds) / 1e18))
+    }
+
+    private func pingTimedOut() {
+        fail(code: .goingAway, reason: "no pong within \(options.pingTimeout) s", error: .timedOut)
+    }
+
+    /// Pings every ``WebSocketOptions/pingInterval`` while the socket is open.
+    private func scheduleKeepAlive() {
+        guard let interval = options.pingInterval else { return }
+        let cancel = timer.schedule(interval) { [weak self] in
+            guard let self else { return }
+            Task {
+                var counter = self.state.withLock { state -> UInt64 in
+                    state.nextPing &+= 1
+                    return state.nextPing
+                }
+                _ = try? await self.ping(Data(bytes: &counter, count: 8))
+            }
+            self.scheduleKeepAlive()
+        }
+        let isOpen = state.withLock { state -> Bool in
+            guard !state.hasEnded else { return false }
+            state.cancelKeepAlive = cancel
+            return true
+        }
+        if !isOpen { cancel() }
+    }
+
+    // MARK: Closing
+
+    /// Starts the closing handshake, unless one began; returns once the peer's close frame
+    /// arrived, the connection ended, or ``WebSocketOptions/closeTimeout`` passed (then the
+    /// connection is dropped).
+    func close(_ code: WebSocketCloseCode, reason: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let sends = state.withLock { state -> Bool? in
+                guard !state.hasEnded, !state.hasReceivedClose else { return nil }
+                state.closeWaiters.append(continuation)
+                defer { state.hasSentClose = true }
+                return !state.hasSentClose
+            }
+            guard let sends else { return continuation.resume() }
+            guard sends else { return }
+            sendControl(.close, WebSocketFrame.closePayload(code, reason: reason))
+            _ = timer.schedule(options.closeTimeout) { [weak self] in
+                self?.end(error: nil, dropping: true)
+            }
+        }
+    }
+
+    /// The peer's close frame: answered unless the client closed first, then the connection ends.
+    private func peerClosed(_ code: WebSocketCloseCode?, reason: String) {
+        let answers = state.withLock { state -> Bool in
+            state.hasReceivedClose = true
+            state.closeCode = code ?? .noStatusReceived
+            state.closeReason = reason
+            defer { state.hasSentClose = true }
+            return !state.hasSentClose
+        }
+        // A close the app started, 1000, or none at all is a normal end; any other code is the
+        // consumer's to know about.
+        let isNormal = !answers || code == nil || code == .normalClosure
+        inbox.finish(isNormal ? nil : .webSocketClosed(code: code ?? .noStatusReceived, reason: reason))
+        if answers {
+            let echo = WebSocketFrame.closePayload(code, reason: "")
+            sendControl(.close, echo) { [weak self] in self?.end(error: nil, dropping: true) }
+        } else {
+            end(error: nil, dropping: true)
+        }
+    }
+
+    /// Fails the connection: a close frame with `code` if none was sent, then the end, with
+    /// `error` for the consumer.
+    func fail(code: WebSocketCloseCode, reason: String, error: ErrandError) {
+        let sends = state.withLock { state -> Bool in
+            guard !state.hasEnded else { return false }
+            if state.closeCode == nil { (state.closeCode, state.closeReason) = (code, reason) }
+            defer { state.hasSentClose = true }
+            return !state.hasSentClose
+        }
+        inbox.finish(error)
+        if sends {
+            sendControl(.close, WebSocketFrame.closePayload(code, reason: reason)) { [weak self] in
+                self?.end(error: error, dropping: true)
+            }
+            _ = timer.schedule(options.closeTimeout) { [weak self] in self?.end(error: error, dropping: true) }
+        } else {
+            end(error: error, dropping: true)
+        }
+    }
+
+    /// The connection is over: every waiter is told, and with `dropping` the transport lets go of it.
+    func end(error: ErrandError?, dropping: Bool) {
+        let ended = state.withLock { state -> State? in
+            guard !state.hasEnded else { return nil }
+            state.hasEnded = true
+            let ended = state
+            state.pings = []
+            state.closeWaiters = []
+            state.cancelKeepAlive = nil
+            return ended
+        }
+        guard let ended else { return }
+        ended.cancelKeepAlive?()
+        // A connection that ends before its close frame came is a failure the consumer hears of.
+        if !ended.hasReceivedClose {
+            inbox.finish(
+                ended.hasSentClose && error == nil
+                    ? nil : error ?? .transport(URLError(.networkConnectionLost)))
+        }
+        for ping in ended.pings {
+            ping.cancelTimeout()
+            ping.continuation.resume(returning: .failure(error ?? closedError(ended)))
+        }
+        for waiter in ended.closeWaiters { waiter.resume() }
+        if dropping { connection.cancel() }
+    }
+
+    // MARK: Receiving
+
+    /// Acts on one event the reader assembled; returns once a message found room in the inbox.
+    func handle(_ event: WebSocketMessageAssembler.Event) async {
+        switch event {
+        case .message(let message): await inbox.put(message)
+        case .ping(let payload): sendControl(.pong, payload)
+        case .pong(let payload): pongArrived(payload)
+        case .close(let code, let reason): peerClosed(code, reason: reason)
+        }
+    }
+
+    /// Whether the peer's close frame arrived: nothing it sends after counts.
+    var hasReceivedClose: Bool { state[\.hasReceivedClose] }
+}

@@ -1,0 +1,141 @@
+import ErrandTestServer
+import Foundation
+import Testing
+
+@testable import Errand
+
+/// WebSockets through the agent against the embedded server: the handshake as a request,
+/// messages both ways, pings, and every way a socket ends.
+@Suite("WebSocket: through the agent")
+struct WebSocketTests {
+    let fixture: PipelineFixture
+    let agent: NetworkAgent
+
+    init() throws {
+        fixture = try PipelineFixture()
+        agent = fixture.makeAgent(transport: CurlTransport())
+    }
+
+    struct Echo: BaseRequest {
+        var query = ""
+        var url: String { "/ws/echo" + query }
+    }
+
+    /// Every message until the end, and how it ended.
+    static func drain(_ socket: WebSocket) async -> ([WebSocketMessage], ErrandError?) {
+        var messages: [WebSocketMessage] = []
+        do {
+            for try await message in socket { messages.append(message) }
+            return (messages, nil)
+        } catch {
+            return (messages, error)
+        }
+    }
+
+    @Test func messagesGoBothWaysAndTheClientsCloseEndsIterationNormally() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo())
+        #expect(socket.response.statusCode == 101)
+        #expect(!socket.isCompressed)
+        let big = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try await socket.send("hello")
+        try await socket.send(big)
+        var iterator = socket.makeAsyncIterator()
+        #expect(try await iterator.next() == .text("hello"))
+        #expect(try await iterator.next() == .binary(big))
+        await socket.close()
+        #expect(try await iterator.next() == nil)
+        #expect(socket.closeCode == .normalClosure)
+        await #expect(throws: ErrandError.self) { try await socket.send("late") }
+    }
+
+    @Test func theServersCloseWithAnApplicationCodeIsThrownWithItsReason() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo(query: "?send=2&close=4001&reason=bye"))
+        let (messages, error) = await Self.drain(socket)
+        #expect(messages == [.text("message 1"), .text("message 2")])
+        #expect(error == .webSocketClosed(code: WebSocketCloseCode(rawValue: 4001), reason: "bye"))
+        #expect(socket.closeCode?.rawValue == 4001)
+        #expect(socket.closeReason == "bye")
+    }
+
+    @Test func aNormalCloseByTheServerEndsIterationWithoutError() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo(query: "?send=1&close=1000"))
+        let (messages, error) = await Self.drain(socket)
+        #expect(messages == [.text("message 1")])
+        #expect(error == nil)
+    }
+
+    @Test func aConnectionDroppedWithoutACloseFrameIsATransportError() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo(query: "?drop=1"))
+        try await socket.send("bye")
+        let (_, error) = await Self.drain(socket)
+        guard case .transport(let failure) = error else {
+            Issue.record("ended with \(String(describing: error))")
+            return
+        }
+        #expect(failure.code == .networkConnectionLost)
+    }
+
+    @Test func aRefusedHandshakeThrowsItsStatusAndKeepsItsBody() async throws {
+        defer { fixture.server.stop() }
+        await #expect(throws: ErrandError.statusCode(401)) { try await agent.webSocket(Echo(query: "?status=401")) }
+    }
+
+    @Test func theSubprotocolIsTheServersChoiceAmongThoseOffered() async throws {
+        defer { fixture.server.stop() }
+        var options = WebSocketOptions()
+        options.subprotocols = ["chat.v2", "chat"]
+        let socket = try await agent.webSocket(Echo(), options: options)
+        #expect(socket.subprotocol == "chat.v2")
+        await socket.close()
+        await #expect {
+            try await agent.webSocket(Echo(query: "?protocol=mqtt"), options: options)
+        } throws: { error in
+            guard case .serialization(let reason) = error as? ErrandError else { return false }
+            return reason.contains("mqtt")
+        }
+    }
+
+    @Test func aPingIsAnsweredAndOneWithoutAPongTimesOut() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo())
+        let roundTrip = try await socket.ping(Data("are you there".utf8))
+        #expect(roundTrip >= 0)
+
+        let silent = try await agent.webSocket(Echo(query: "?pongs=0"))
+        async let unanswered = Result { () async throws(ErrandError) in try await silent.ping() }
+        // The keep-alive's first wait, then the ping's timeout.
+        await fixture.timer.waitForRequests(4)
+        fixture.timer.fireAll()
+        let outcome = await unanswered
+        #expect(throws: ErrandError.timedOut) { try outcome.get() }
+        let (_, error) = await Self.drain(silent)
+        #expect(error == .timedOut)
+        #expect(silent.closeCode == .goingAway)
+    }
+
+    @Test func cancellingTheConsumingTaskEndsIterationAndClosesWith1001() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo())
+        let reader = Task { await Self.drain(socket) }
+        reader.cancel()
+        let (messages, error) = await reader.value
+        #expect(messages.isEmpty && error == nil)
+        try await eventually { socket.closeCode != nil }
+        #expect(socket.closeCode == .normalClosure || socket.closeCode == .goingAway)
+    }
+}
+
+extension Result where Failure == ErrandError {
+    /// The outcome of an `async` body that throws `ErrandError`.
+    init(_ body: () async throws(ErrandError) -> Success) async {
+        do {
+            self = .success(try await body())
+        } catch {
+            self = .failure(error)
+        }
+    }
+}
