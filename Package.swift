@@ -57,6 +57,8 @@ let package = Package(
         // -sanitize=fuzzer (Fuzz/run.sh) libFuzzer drives it; built plainly it replays the files
         // given to it, so the seed corpora in Fuzz/Corpus run as a regression check.
         .executableTarget(name: "ErrandFuzz", dependencies: ["Errand"], path: "Fuzz/ErrandFuzz"),
+        // The client side of Autobahn|Testsuite, the WebSocket conformance suite (.ci/autobahn).
+        .executableTarget(name: "ErrandAutobahn", dependencies: ["Errand"], path: "Tests/AutobahnClient"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,20 +4,20 @@ import Foundation
 /// `send` for the client's. Pings are answered, fragments joined and the closing handshake
 /// done inside; a consumer that falls behind stops the reading, and `send` waits while the
 /// connection cannot take more.
-final class WebSocket: AsyncSequence, Sendable {
+package final class WebSocket: AsyncSequence, Sendable {
     /// A message, whole.
-    typealias Element = WebSocketMessage
+    package typealias Element = WebSocketMessage
     /// What iteration throws.
-    typealias Failure = ErrandError
+    package typealias Failure = ErrandError
 
     /// The handshake's `101` head.
-    let response: Response
+    package let response: Response
     /// The task that ran the handshake: its metrics, `tag` and `userInfo`; it finishes when the socket ends.
-    let task: RequestTask
+    package let task: RequestTask
     /// The subprotocol the server chose among those offered; `nil` for none.
-    let subprotocol: String?
+    package let subprotocol: String?
     /// Whether messages are compressed (permessage-deflate) both ways.
-    let isCompressed: Bool
+    package let isCompressed: Bool
     private let session: WebSocketSession
 
     init(
@@ -41,51 +41,51 @@ final class WebSocket: AsyncSequence, Sendable {
 
     /// The peer's close code once its close frame arrived, or the code the client closed with
     /// after a protocol violation or timeout; `nil` while open.
-    var closeCode: WebSocketCloseCode? { session.closeCode }
+    package var closeCode: WebSocketCloseCode? { session.closeCode }
     /// The reason sent with ``closeCode``.
-    var closeReason: String? { session.closeReason }
+    package var closeReason: String? { session.closeReason }
 
     /// Sends `message`; returns once the connection took it.
     /// - Throws: ``ErrandError/webSocketClosed(code:reason:)`` or ``ErrandError/cancelled`` once closed.
-    func send(_ message: WebSocketMessage) async throws(ErrandError) {
+    package func send(_ message: WebSocketMessage) async throws(ErrandError) {
         try await session.send(message)
     }
 
     /// Sends a text message.
-    func send(_ text: String) async throws(ErrandError) {
+    package func send(_ text: String) async throws(ErrandError) {
         try await session.send(.text(text))
     }
 
     /// Sends a binary message.
-    func send(_ data: Data) async throws(ErrandError) {
+    package func send(_ data: Data) async throws(ErrandError) {
         try await session.send(.binary(data))
     }
 
     /// Sends a ping and returns the seconds until its pong.
     /// - Throws: ``ErrandError/timedOut`` when no pong came within ``WebSocketOptions/pingTimeout``,
     ///   which also closes the socket.
-    func ping(_ payload: Data = Data()) async throws(ErrandError) -> TimeInterval {
+    package func ping(_ payload: Data = Data()) async throws(ErrandError) -> TimeInterval {
         try await session.ping(payload)
     }
 
     /// Closes the socket with `code` and `reason`: returns once the server answered, or after
     /// ``WebSocketOptions/closeTimeout``; iteration then ends normally.
-    func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+    package func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
         await session.close(code, reason: reason)
     }
 
     /// Reads messages; see the type's description.
-    func makeAsyncIterator() -> Iterator {
+    package func makeAsyncIterator() -> Iterator {
         Iterator(session: session)
     }
 
     /// Reads a socket's messages.
-    struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         let session: WebSocketSession
 
         /// The next message; `nil` once the server closed normally or the calling task was
         /// cancelled, which closes the socket with 1001.
-        mutating func next() async throws(ErrandError) -> WebSocketMessage? {
+        package mutating func next() async throws(ErrandError) -> WebSocketMessage? {
             let message = try await session.inbox.next()
             if message == nil, Task.isCancelled {
                 let session = session
