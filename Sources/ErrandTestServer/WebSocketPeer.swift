@@ -12,15 +12,23 @@ struct WebSocketPeer {
         var closeReason = ""
         var dropsAfterFirstMessage = false
         var answersPings = true
+        /// Whether permessage-deflate was agreed: messages are compressed both ways.
+        var compresses = false
     }
 
     let connection: RawConnection
     let script: Script
     private var buffer: [UInt8] = []
+    /// The server's side of permessage-deflate: its own compressor is the "client" one of the
+    /// parameters, which name the sides from the client's point of view.
+    private let inflater: PerMessageInflater?
+    private let deflater: PerMessageDeflater?
 
     init(connection: RawConnection, script: Script) {
         self.connection = connection
         self.script = script
+        inflater = script.compresses ? PerMessageInflater(PerMessageDeflateParameters()) : nil
+        deflater = script.compresses ? PerMessageDeflater(PerMessageDeflateParameters()) : nil
     }
 
     /// The `Sec-WebSocket-Accept` for a client's key.
@@ -39,7 +47,7 @@ struct WebSocketPeer {
             while let frame = readFrame(), frame.opcode != 0x8 {}
             return
         }
-        var message: (opcode: UInt8, payload: [UInt8])?
+        var message: (opcode: UInt8, isCompressed: Bool, payload: [UInt8])?
         while let frame = readFrame() {
             switch frame.opcode {
             case 0x8:
@@ -54,12 +62,19 @@ struct WebSocketPeer {
                 message?.payload += frame.payload
             default:
                 guard message == nil else { return protocolError() }
-                message = (frame.opcode, frame.payload)
+                message = (frame.opcode, frame.isCompressed, frame.payload)
             }
             if frame.isFinal, frame.opcode < 0x8, let whole = message {
                 message = nil
                 if script.dropsAfterFirstMessage { return }
-                guard send(opcode: whole.opcode, whole.payload) else { return }
+                var payload = whole.payload
+                if whole.isCompressed {
+                    guard let inflated = try? inflater?.inflate(Data(payload), limit: 64 << 20) else {
+                        return protocolError()
+                    }
+                    payload = Array(inflated)
+                }
+                guard send(opcode: whole.opcode, payload) else { return }
             }
         }
     }
@@ -72,9 +87,15 @@ struct WebSocketPeer {
         [UInt8(code >> 8), UInt8(code & 0xFF)] + Array(reason.utf8)
     }
 
-    /// Sends one unmasked, final frame.
+    /// Sends one unmasked, final frame; a data frame compressed when that was agreed.
     func send(opcode: UInt8, _ payload: [UInt8]) -> Bool {
-        var frame: [UInt8] = [0x80 | opcode]
+        var payload = payload
+        var first = 0x80 | opcode
+        if opcode < 0x8, let deflater {
+            payload = Array(deflater.deflate(Data(payload)))
+            first |= 0x40
+        }
+        var frame: [UInt8] = [first]
         switch payload.count {
         case ..<126: frame.append(UInt8(payload.count))
         case ...0xFFFF: frame += [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
@@ -84,7 +105,7 @@ struct WebSocketPeer {
     }
 
     /// The next frame, unmasked; `nil` when the client went away or broke a rule a server checks.
-    private mutating func readFrame() -> (opcode: UInt8, isFinal: Bool, payload: [UInt8])? {
+    private mutating func readFrame() -> (opcode: UInt8, isFinal: Bool, isCompressed: Bool, payload: [UInt8])? {
         guard let head = read(2), head[1] & 0x80 != 0 else { return nil }
         var length = Int(head[1] & 0x7F)
         if length == 126 {
@@ -98,7 +119,7 @@ struct WebSocketPeer {
         guard length <= 64 << 20, opcode < 0x8 || (length <= 125 && head[0] & 0x80 != 0) else { return nil }
         guard let mask = read(4), var payload = read(length) else { return nil }
         for index in payload.indices { payload[index] ^= mask[index & 3] }
-        return (opcode, head[0] & 0x80 != 0, payload)
+        return (opcode, head[0] & 0x80 != 0, head[0] & 0x40 != 0, payload)
     }
 
     /// Exactly `count` bytes from the connection; `nil` once it ends first.

@@ -9,6 +9,8 @@ import Foundation
 ///   - `drop=1`: drops the connection, without a close frame, after the first message;
 ///   - `pongs=0`: never answers a ping;
 ///   - `status=CODE`: answers the handshake with CODE and a small text body instead of 101;
+///   - `deflate=0`: declines permessage-deflate, which it otherwise accepts when offered (with
+///     the default windows and context takeover) and then uses both ways;
 ///   - `protocol=NAME` / `extensions=VALUE` / `accept=VALUE`: these header fields of the 101 as
 ///     given, to answer with what the client did not offer; by default the first subprotocol
 ///     offered is chosen and no extension.
@@ -34,7 +36,9 @@ enum WebSocketRoutes {
         if let chosen = context.query("protocol") ?? offered.map({ $0.trimmingCharacters(in: .whitespaces) }) {
             head.append("Sec-WebSocket-Protocol: \(chosen)")
         }
-        if let extensions = context.query("extensions") {
+        let offersDeflate = request.headers.first("Sec-WebSocket-Extensions")?.contains("permessage-deflate") == true
+        let compresses = offersDeflate && context.query("deflate") != "0" && context.query("extensions") == nil
+        if let extensions = context.query("extensions") ?? (compresses ? "permessage-deflate" : nil) {
             head.append("Sec-WebSocket-Extensions: \(extensions)")
         }
         let script = WebSocketPeer.Script(
@@ -42,7 +46,7 @@ enum WebSocketRoutes {
             closeCode: (context.queryInteger("close", in: 0...65535) ?? nil).map { UInt16($0) },
             closeReason: context.query("reason") ?? "",
             dropsAfterFirstMessage: context.query("drop") == "1",
-            answersPings: context.query("pongs") != "0")
+            answersPings: context.query("pongs") != "0", compresses: compresses)
         let wire = head.joined(separator: "\r\n") + "\r\n\r\n"
         return .raw { connection in
             guard connection.write(wire) else { return .close }

@@ -1,19 +1,19 @@
 /// What a server agreed to for permessage-deflate (RFC 7692 §7.1): the window sizes each side
 /// compresses with, and whether each side starts every message with a fresh context.
-struct PerMessageDeflateParameters: Sendable, Equatable {
+package struct PerMessageDeflateParameters: Sendable, Equatable {
     /// The server starts each message's compression afresh: the client may reset its inflater.
-    var serverNoContextTakeover = false
+    package var serverNoContextTakeover = false
     /// The client must start each message's compression afresh.
-    var clientNoContextTakeover = false
+    package var clientNoContextTakeover = false
     /// The base-2 logarithm of the window the server compresses with, 8–15.
-    var serverMaxWindowBits = 15
+    package var serverMaxWindowBits = 15
     /// The base-2 logarithm of the window the client may compress with, 8–15.
-    var clientMaxWindowBits = 15
+    package var clientMaxWindowBits = 15
 
     /// The client's offer: permessage-deflate, letting the server limit the client's window.
     static let offer = "permessage-deflate; client_max_window_bits"
 
-    init() {}
+    package init() {}
 
     /// Reads the server's `Sec-WebSocket-Extensions` answer to ``offer``.
     /// - Throws: ``ErrandError/serialization(_:)`` for an extension not offered (any, when

@@ -4,12 +4,12 @@ import Foundation
 /// Compresses the client's messages for permessage-deflate (RFC 7692 §7.2.1): a raw deflate
 /// stream cut at a sync flush, whose empty stored block's last four bytes are left off, with
 /// the window size the server allowed, and a fresh context each message when it asked for one.
-final class PerMessageDeflater {
+package final class PerMessageDeflater {
     private let stream: UnsafeMutableRawPointer
     private let resetsAfterEachMessage: Bool
 
     /// A deflater for what the server agreed to; `nil` without zlib.
-    init?(_ parameters: PerMessageDeflateParameters) {
+    package init?(_ parameters: PerMessageDeflateParameters) {
         // zlib's raw deflate has no 256-byte window; Huffman coding alone refers to no earlier
         // bytes, so it suits a server that allowed only that.
         let window = max(parameters.clientMaxWindowBits, 9)
@@ -25,7 +25,7 @@ final class PerMessageDeflater {
     }
 
     /// The compressed payload of a message holding `message`.
-    func deflate(_ message: Data) -> Data {
+    package func deflate(_ message: Data) -> Data {
         var output = Data()
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
         var offset = 0

@@ -4,12 +4,12 @@ import Foundation
 /// Decompresses the messages a server compressed with permessage-deflate (RFC 7692 §7.2.2):
 /// each payload is a raw deflate stream cut at a sync flush, continuing the last message's
 /// window unless the server agreed to `server_no_context_takeover`.
-final class PerMessageInflater {
+package final class PerMessageInflater {
     private let stream: UnsafeMutableRawPointer
     private let resetsAfterEachMessage: Bool
 
     /// An inflater for what the server agreed to; `nil` without zlib.
-    init?(_ parameters: PerMessageDeflateParameters) {
+    package init?(_ parameters: PerMessageDeflateParameters) {
         // Inflating with the largest window reads any smaller one the server may use.
         guard let stream = errand_inflater_create(15) else { return nil }
         self.stream = stream
@@ -22,7 +22,7 @@ final class PerMessageInflater {
 
     /// The message `payload` decompresses to, of at most `limit` bytes.
     /// - Throws: 1009 past `limit`, 1002 for a payload that is not deflate data.
-    func inflate(_ payload: Data, limit: Int) throws(WebSocketProtocolViolation) -> Data {
+    package func inflate(_ payload: Data, limit: Int) throws(WebSocketProtocolViolation) -> Data {
         // Some senders compress an empty message to nothing at all.
         guard !payload.isEmpty else { return Data() }
         // The sync flush's empty stored block, which the sender removed (§7.2.2).

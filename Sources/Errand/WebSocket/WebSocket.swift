@@ -105,12 +105,13 @@ package final class WebSocket: AsyncSequence, Sendable {
         let inflater = compression.flatMap(PerMessageInflater.init)
         var assembler = WebSocketMessageAssembler(maximumMessageSize: limit, inflate: inflater?.inflate(_:limit:))
         do {
-            for try await chunk in stream {
+            // Read to the end even after the close frame: leaving the stream early would cancel
+            // its request, which ends when the session drops the connection.
+            for try await chunk in stream where !session.hasReceivedClose {
                 decoder.append(chunk)
-                while let frame = try decoder.nextFrame() {
+                while !session.hasReceivedClose, let frame = try decoder.nextFrame() {
                     guard let event = try assembler.receive(frame) else { continue }
                     await session.handle(event)
-                    if session.hasReceivedClose { return }
                 }
             }
             session.end(error: nil, dropping: false)

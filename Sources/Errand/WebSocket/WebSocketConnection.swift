@@ -1,11 +1,15 @@
 import Foundation
 
-/// What a WebSocket needs of the connection its transport upgraded, beside reading (the
-/// transport task's body events) and dropping it (`cancel()`): writing bytes, in order.
+/// What a WebSocket needs of the connection its transport upgraded, beside reading it (the
+/// transport task's body events): writing bytes in order, and dropping it.
 protocol WebSocketConnection: TransportTask {
     /// Sends `bytes` after those written before; `completion` runs once the transport took them
     /// all, or with why it could not. Off the transport's own thread.
     func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void)
+    /// Drops the connection once what was written before went out, completing the transport task
+    /// with `error` whatever the peer does meanwhile: `nil` after a clean closing handshake,
+    /// which makes the request a success.
+    func drop(endingWith error: ErrandError?)
 }
 
 extension CurlTask: WebSocketConnection {}

@@ -1,6 +1,6 @@
 /// What a server's frames broke, with the close code RFC 6455 gives it: the client closes the
 /// socket with `code`, and iteration throws the error naming it.
-struct WebSocketProtocolViolation: Error, Sendable, Equatable {
+package struct WebSocketProtocolViolation: Error, Sendable, Equatable {
     var code: WebSocketCloseCode
     var reason: String
 

@@ -77,9 +77,9 @@ final class WebSocketSession: Sendable {
     }
 
     /// Sends a control frame, not waiting for it to go out.
-    private func sendControl(_ opcode: WebSocketFrame.Opcode, _ payload: Data, then: (@Sendable () -> Void)? = nil) {
+    private func sendControl(_ opcode: WebSocketFrame.Opcode, _ payload: Data) {
         let frame = WebSocketFrame(opcode: opcode, payload: payload)
-        connection.write(frame.encoded(maskingKey: .random(in: 0...UInt32.max))) { _ in then?() }
+        connection.write(frame.encoded(maskingKey: .random(in: 0...UInt32.max))) { _ in }
     }
 
     private func closedError(_ state: State) -> ErrandError {
@@ -180,13 +180,13 @@ final class WebSocketSession: Sendable {
         // A close the app started, 1000, or none at all is a normal end; any other code is the
         // consumer's to know about.
         let isNormal = !answers || code == nil || code == .normalClosure
-        inbox.finish(isNormal ? nil : .webSocketClosed(code: code ?? .noStatusReceived, reason: reason))
-        if answers {
-            let echo = WebSocketFrame.closePayload(code, reason: "")
-            sendControl(.close, echo) { [weak self] in self?.end(error: nil, dropping: true) }
-        } else {
-            end(error: nil, dropping: true)
-        }
+        let closed = ErrandError.webSocketClosed(code: code ?? .noStatusReceived, reason: reason)
+        inbox.finish(isNormal ? nil : closed)
+        // The request succeeded unless the server ended it for another reason than going away.
+        let outcome = isNormal || code == .goingAway ? nil : closed
+        // The connection drops after the echo went out.
+        if answers { sendControl(.close, WebSocketFrame.closePayload(code, reason: "")) }
+        end(error: outcome, dropping: true)
     }
 
     /// Fails the connection: a close frame with `code` if none was sent, then the end, with
@@ -199,14 +199,9 @@ final class WebSocketSession: Sendable {
             return !state.hasSentClose
         }
         inbox.finish(error)
-        if sends {
-            sendControl(.close, WebSocketFrame.closePayload(code, reason: reason)) { [weak self] in
-                self?.end(error: error, dropping: true)
-            }
-            _ = timer.schedule(options.closeTimeout) { [weak self] in self?.end(error: error, dropping: true) }
-        } else {
-            end(error: error, dropping: true)
-        }
+        // The connection drops after the close frame went out: a failed connection is not kept.
+        if sends { sendControl(.close, WebSocketFrame.closePayload(code, reason: reason)) }
+        end(error: error, dropping: true)
     }
 
     /// The connection is over: every waiter is told, and with `dropping` the transport lets go of it.
@@ -233,7 +228,7 @@ final class WebSocketSession: Sendable {
             ping.continuation.resume(returning: .failure(error ?? closedError(ended)))
         }
         for waiter in ended.closeWaiters { waiter.resume() }
-        if dropping { connection.cancel() }
+        if dropping { connection.drop(endingWith: error) }
     }
 
     // MARK: Receiving

@@ -36,7 +36,7 @@ struct WebSocketTests {
         defer { fixture.server.stop() }
         let socket = try await agent.webSocket(Echo())
         #expect(socket.response.statusCode == 101)
-        #expect(!socket.isCompressed)
+        #expect(socket.isCompressed, "the embedded server accepts permessage-deflate")
         let big = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         try await socket.send("hello")
         try await socket.send(big)
@@ -49,6 +49,39 @@ struct WebSocketTests {
         await #expect(throws: ErrandError.self) { try await socket.send("late") }
     }
 
+    @Test(arguments: [true, false])
+    func messagesOfEverySizeRoundTripWithAndWithoutCompression(compresses: Bool) async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo(query: compresses ? "" : "?deflate=0"))
+        #expect(socket.isCompressed == compresses)
+        let text = String(repeating: "Errand speaks WebSocket. ", count: 40_000)
+        let messages: [WebSocketMessage] = [
+            .text(""), .binary(Data()), .text("κόσμε"), .text(text), .binary(Data(text.utf8)), .text("last"),
+        ]
+        for message in messages { try await socket.send(message) }
+        var received: [WebSocketMessage] = []
+        for try await message in socket {
+            received.append(message)
+            if received.count == messages.count { break }
+        }
+        #expect(received == messages)
+    }
+
+    @Test func monitorsSeeTheHandshakeAsARequestThatFinishesWhenTheSocketEnds() async throws {
+        defer { fixture.server.stop() }
+        let monitor = RecordingMonitor()
+        fixture.config.addEventMonitor(monitor)
+        let socket = try await agent.webSocket(Echo(query: "?send=1"))
+        try await eventually { monitor.events.count == 3 }
+        #expect(monitor.events == ["start", "send GET /ws/echo", "head 101"])
+        var messages = socket.makeAsyncIterator()
+        #expect(try await messages.next() == .text("message 1"))
+        await socket.close()
+        try await monitor.waitForFinish()
+        #expect(monitor.events.last == "finish 101")
+        #expect(socket.task.error == nil)
+    }
+
     @Test func theServersCloseWithAnApplicationCodeIsThrownWithItsReason() async throws {
         defer { fixture.server.stop() }
         let socket = try await agent.webSocket(Echo(query: "?send=2&close=4001&reason=bye"))
@@ -57,6 +90,9 @@ struct WebSocketTests {
         #expect(error == .webSocketClosed(code: WebSocketCloseCode(rawValue: 4001), reason: "bye"))
         #expect(socket.closeCode?.rawValue == 4001)
         #expect(socket.closeReason == "bye")
+        // The handshake's request fails with it too: monitors hear of it.
+        try await eventually { !socket.task.isExecuting }
+        #expect(socket.task.error == error)
     }
 
     @Test func aNormalCloseByTheServerEndsIterationWithoutError() async throws {

@@ -18,6 +18,8 @@ final class CurlDriver: Sendable {
         case openSocket(CurlSocket.Opening)
         /// Send bytes on an open socket; the completion says when libcurl took them, or why not.
         case write(id: Int, Data, completion: @Sendable (ErrandError?) -> Void)
+        /// Drop a socket once what was written before went out, completing it with the error.
+        case drop(id: Int, ErrandError?)
         /// No more requests will come: end the thread once none runs.
         case shutdown
     }

@@ -88,6 +88,8 @@ final class CurlLoop {
         case .write(let id, let bytes, let completion):
             guard let socket = sockets[id] else { return completion(.cancelled) }
             socket.write(bytes, completion: completion)
+        case .drop(let id, let error):
+            sockets[id]?.end(afterWrites: error)
         case .shutdown: isShuttingDown = true
         }
     }

@@ -70,6 +70,9 @@ final class CurlSocket {
     /// Bytes read that the mailbox declined: its consumer is behind.
     private var declined: Data?
     private var buffer = [UInt8](repeating: 0, count: readSize)
+    /// How the socket ends once its writes went out, when its owner dropped it: whatever the
+    /// peer does meanwhile (a peer answering a close frame closes the connection at once).
+    private var pendingEnd: ErrandError??
 
     init(_ opening: Opening, easy: UnsafeMutableRawPointer, resolveList: UnsafeMutableRawPointer?) {
         id = opening.id
@@ -128,6 +131,12 @@ final class CurlSocket {
         needsPump = true
     }
 
+    /// Ends the socket with `error` once the writes queued so far went out.
+    func end(afterWrites error: ErrandError?) {
+        pendingEnd = .some(error)
+        needsPump = true
+    }
+
     /// The consumer caught up: reading may go on.
     func resume() {
         needsPump = true
@@ -137,8 +146,17 @@ final class CurlSocket {
     func pump(batch: CurlDrainBatch) -> State {
         needsPump = false
         guard descriptor >= 0 else { return .alive }
-        if case .ended(let error) = flush(batch: batch) { return .ended(error) }
-        return read(batch: batch)
+        let state = flush(batch: batch)
+        if let pendingEnd, writes.isEmpty || isEnded(state) { return .ended(pendingEnd) }
+        if case .ended = state { return state }
+        let read = read(batch: batch)
+        if let pendingEnd, isEnded(read) { return .ended(pendingEnd) }
+        return read
+    }
+
+    private func isEnded(_ state: State) -> Bool {
+        if case .ended = state { return true }
+        return false
     }
 
     /// Fails the writes still queued: the connection is gone.

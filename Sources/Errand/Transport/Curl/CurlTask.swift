@@ -29,6 +29,13 @@ final class CurlTask: TransportTask {
         mailbox.hold(false)
     }
 
+    /// Drops a connection opened by ``CurlTransport/openSocket(_:events:)`` once what was
+    /// written before went out, completing it with `error` (`nil`: normally), from any thread.
+    func drop(endingWith error: ErrandError?) {
+        guard let driver, !mailbox.isClosed else { return }
+        driver.submit(.drop(id: id, error))
+    }
+
     /// Sends `bytes` on a connection opened by ``CurlTransport/openSocket(_:head:events:)``;
     /// `completion` runs, off the curl thread, once libcurl took them all, or with why it could not.
     func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void) {
