@@ -18,6 +18,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "redaction", run: RedactionTarget.run),
         FuzzTarget(name: "url-builder", run: URLBuilderTarget.run),
         FuzzTarget(name: "multipart", run: MultipartTarget.run),
+        FuzzTarget(name: "websocket", run: WebSocketTarget.run),
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

@@ -1,9 +1,9 @@
 import Foundation
 
 /// One WebSocket frame (RFC 6455 §5.2): what ``WebSocketFrameDecoder`` reads and a client writes.
-struct WebSocketFrame: Sendable, Equatable {
+package struct WebSocketFrame: Sendable, Equatable {
     /// What a frame carries.
-    enum Opcode: UInt8, Sendable {
+    package enum Opcode: UInt8, Sendable {
         case continuation = 0x0
         case text = 0x1
         case binary = 0x2
@@ -12,21 +12,21 @@ struct WebSocketFrame: Sendable, Equatable {
         case pong = 0xA
 
         /// Close, ping and pong: never fragmented, at most 125 bytes, allowed between a message's fragments.
-        var isControl: Bool { rawValue & 0x8 != 0 }
+        package var isControl: Bool { rawValue & 0x8 != 0 }
     }
 
     /// The largest payload of a control frame.
     static let maximumControlPayload = 125
 
-    var opcode: Opcode
+    package var opcode: Opcode
     /// Whether this is a message's last (or only) frame.
-    var isFinal = true
+    package var isFinal = true
     /// RSV1, which permessage-deflate sets on a compressed message's first frame.
-    var isCompressed = false
-    var payload: Data
+    package var isCompressed = false
+    package var payload: Data
 
     /// The frame as a client must send it (§5.3): masked with `maskingKey`, its bytes big-endian.
-    func encoded(maskingKey: UInt32) -> Data {
+    package func encoded(maskingKey: UInt32) -> Data {
         let maskingKey = (0..<4).reversed().map { UInt8(truncatingIfNeeded: maskingKey >> ($0 * 8)) }
         var frame = Data(capacity: payload.count + 14)
         frame.append((isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue)

@@ -4,7 +4,7 @@ import Foundation
 /// against RFC 6455 §5 as a client must: unmasked, no reserved bits or opcodes, control frames
 /// whole and short, a length within the limit. Message rules (fragment order, UTF-8) are
 /// ``WebSocketMessageAssembler``'s.
-struct WebSocketFrameDecoder: Sendable {
+package struct WebSocketFrameDecoder: Sendable {
     /// The largest payload of one frame; a longer one is refused before it is buffered.
     let maximumPayload: Int
     /// Whether RSV1 may be set: permessage-deflate was agreed on.
@@ -15,7 +15,7 @@ struct WebSocketFrameDecoder: Sendable {
     /// every frame, so small frames cost no copy each.
     private var start = 0
 
-    init(maximumPayload: Int, allowsCompression: Bool) {
+    package init(maximumPayload: Int, allowsCompression: Bool) {
         self.maximumPayload = maximumPayload
         self.allowsCompression = allowsCompression
     }
@@ -24,7 +24,7 @@ struct WebSocketFrameDecoder: Sendable {
     var bufferedCount: Int { buffer.count - start }
 
     /// Adds bytes read from the socket.
-    mutating func append(_ bytes: Data) {
+    package mutating func append(_ bytes: Data) {
         if start > 0, start >= buffer.count / 2 {
             buffer.removeSubrange(buffer.startIndex..<buffer.startIndex + start)
             start = 0
@@ -34,7 +34,7 @@ struct WebSocketFrameDecoder: Sendable {
 
     /// The next whole frame, or `nil` until more bytes arrive.
     /// - Throws: the violation, as soon as the frame's header shows it.
-    mutating func nextFrame() throws(WebSocketProtocolViolation) -> WebSocketFrame? {
+    package mutating func nextFrame() throws(WebSocketProtocolViolation) -> WebSocketFrame? {
         let available = buffer.count - start
         guard available >= 2 else { return nil }
         let base = buffer.startIndex + start

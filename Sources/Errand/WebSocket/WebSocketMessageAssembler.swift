@@ -4,9 +4,9 @@ import Foundation
 /// continuation only inside a fragmented message, no new message before the last ends, text
 /// valid UTF-8 (checked as fragments arrive when uncompressed), close codes and reasons valid,
 /// and no message past the size limit.
-struct WebSocketMessageAssembler {
+package struct WebSocketMessageAssembler {
     /// What the frames amount to.
-    enum Event: Sendable, Equatable {
+    package enum Event: Sendable, Equatable {
         case message(WebSocketMessage)
         case ping(Data)
         case pong(Data)
@@ -15,7 +15,7 @@ struct WebSocketMessageAssembler {
     }
 
     /// Decompresses a whole message's payload, to at most the given number of bytes.
-    typealias Inflate = (Data, _ limit: Int) throws(WebSocketProtocolViolation) -> Data
+    package typealias Inflate = (Data, _ limit: Int) throws(WebSocketProtocolViolation) -> Data
 
     /// The largest message, in bytes after decompression.
     let maximumMessageSize: Int
@@ -28,13 +28,13 @@ struct WebSocketMessageAssembler {
     private var payload = Data()
     private var utf8 = UTF8Validator()
 
-    init(maximumMessageSize: Int, inflate: Inflate? = nil) {
+    package init(maximumMessageSize: Int, inflate: Inflate? = nil) {
         self.maximumMessageSize = maximumMessageSize
         self.inflate = inflate
     }
 
     /// The event `frame` completes, or `nil` for a fragment that does not end its message.
-    mutating func receive(_ frame: WebSocketFrame) throws(WebSocketProtocolViolation) -> Event? {
+    package mutating func receive(_ frame: WebSocketFrame) throws(WebSocketProtocolViolation) -> Event? {
         switch frame.opcode {
         case .ping: return .ping(frame.payload)
         case .pong: return .pong(frame.payload)
