@@ -85,7 +85,7 @@ enum PipelineRoutes {
     }
 
     /// The token of `Authorization: Bearer <token>` (the scheme compared case-insensitively).
-    private static func bearerToken(_ request: HTTPRequest) -> String? {
+    static func bearerToken(_ request: HTTPRequest) -> String? {
         guard let header = request.headers.first("Authorization"), let space = header.firstIndex(of: " "),
             header[..<space].lowercased() == "bearer"
         else {

@@ -9,6 +9,8 @@ import Foundation
 ///   - `drop=1`: drops the connection, without a close frame, after the first message;
 ///   - `pongs=0`: never answers a ping;
 ///   - `status=CODE`: answers the handshake with CODE and a small text body instead of 101;
+///   - `auth=1`: answers 401, as `/auth/protected` does, unless the handshake carries a valid
+///     `Authorization: Bearer` access token;
 ///   - `deflate=0`: declines permessage-deflate, which it otherwise accepts when offered (with
 ///     the default windows and context takeover) and then uses both ways;
 ///   - `protocol=NAME` / `extensions=VALUE` / `accept=VALUE`: these header fields of the 101 as
@@ -21,6 +23,12 @@ enum WebSocketRoutes {
         let request = context.request
         if let status = context.queryInteger("status", in: 100...599), let status {
             return .text("refused with \(status)\n", status: status)
+        }
+        if context.query("auth") == "1" {
+            guard let token = PipelineRoutes.bearerToken(request), context.server.pipeline.checkAccessToken(token)
+            else {
+                return .json(["error": "invalid_token"], status: 401)
+            }
         }
         guard request.headers.first("Upgrade")?.lowercased() == "websocket",
             request.headers.first("Sec-WebSocket-Version") == "13",

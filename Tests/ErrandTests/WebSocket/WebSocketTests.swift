@@ -120,6 +120,22 @@ struct WebSocketTests {
         await #expect(throws: ErrandError.statusCode(401)) { try await agent.webSocket(Echo(query: "?status=401")) }
     }
 
+    @Test func aHandshakeAnswered401IsSentAgainAfterOneTokenRefresh() async throws {
+        defer { fixture.server.stop() }
+        let token = try Token(try await agent.response(LoginApi()))
+        let interceptor = AuthenticationInterceptor(
+            authenticator: TokenAuthenticator(agent: agent, refreshDelayMilliseconds: 0), credential: token)
+        fixture.config.addInterceptor(interceptor)
+        fixture.server.expireAccessTokens()
+        let socket = try await agent.webSocket(Echo(query: "?auth=1"))
+        #expect(fixture.server.refreshCount == 1)
+        #expect(interceptor.credential != token)
+        try await socket.send("authenticated")
+        var messages = socket.makeAsyncIterator()
+        #expect(try await messages.next() == .text("authenticated"))
+        await socket.close()
+    }
+
     @Test func theSubprotocolIsTheServersChoiceAmongThoseOffered() async throws {
         defer { fixture.server.stop() }
         var options = WebSocketOptions()
