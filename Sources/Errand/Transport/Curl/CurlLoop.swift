@@ -18,6 +18,8 @@ final class CurlLoop {
     /// Connections opened for WebSockets, by request and by easy handle.
     private var sockets: [Int: CurlSocket] = [:]
     private var socketsByHandle: [UnsafeMutableRawPointer: CurlSocket] = [:]
+    /// What every socket reads into, in turn.
+    private var socketBuffer = [UInt8](repeating: 0, count: CurlSocket.readSize)
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
     private var spareHandles: [UnsafeMutableRawPointer] = []
     private var isShuttingDown = false
@@ -302,7 +304,7 @@ final class CurlLoop {
 
     private func pumpSockets() {
         for socket in sockets.values where socket.needsPump {
-            guard case .ended(let error) = socket.pump(batch: drains) else { continue }
+            guard case .ended(let error) = socket.pump(batch: drains, buffer: &socketBuffer) else { continue }
             end(socket, with: error)
         }
     }

@@ -49,7 +49,8 @@ final class CurlSocket {
     static let refusalBodyLimit = 64 << 10
     /// The longest head read before the answer is refused as malformed.
     private static let headLimit = 64 << 10
-    private static let readSize = 64 << 10
+    /// The size of the buffer the loop lends every socket to read into.
+    static let readSize = 64 << 10
 
     let id: Int
     let easy: UnsafeMutableRawPointer
@@ -69,7 +70,6 @@ final class CurlSocket {
     private var writes: [Write] = []
     /// Bytes read that the mailbox declined: its consumer is behind.
     private var declined: Data?
-    private var buffer = [UInt8](repeating: 0, count: readSize)
     /// How the socket ends once its writes went out, when its owner dropped it: whatever the
     /// peer does meanwhile (a peer answering a close frame closes the connection at once).
     private var pendingEnd: ErrandError??
@@ -142,14 +142,16 @@ final class CurlSocket {
         needsPump = true
     }
 
-    /// Sends what is queued and reads what is there, each until the socket would block.
-    func pump(batch: CurlDrainBatch) -> State {
+    /// Sends what is queued and reads what is there, each until the socket would block;
+    /// `buffer`, of ``readSize`` bytes, is the loop's, shared by its sockets: an idle socket
+    /// holds no read buffer of its own.
+    func pump(batch: CurlDrainBatch, buffer: inout [UInt8]) -> State {
         needsPump = false
         guard descriptor >= 0 else { return .alive }
         let state = flush(batch: batch)
         if let pendingEnd, writes.isEmpty || isEnded(state) { return .ended(pendingEnd) }
         if case .ended = state { return state }
-        let read = read(batch: batch)
+        let read = read(batch: batch, buffer: &buffer)
         if let pendingEnd, isEnded(read) { return .ended(pendingEnd) }
         return read
     }
@@ -185,7 +187,7 @@ final class CurlSocket {
         return .alive
     }
 
-    private func read(batch: CurlDrainBatch) -> State {
+    private func read(batch: CurlDrainBatch, buffer: inout [UInt8]) -> State {
         if let bytes = declined {
             // Counted when first taken: only the delivery is left to do.
             declined = nil
