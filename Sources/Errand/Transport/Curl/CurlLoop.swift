@@ -103,13 +103,7 @@ final class CurlLoop {
 
     private func start(_ hop: CurlHop) {
         // Cancelled while queued or between redirects.
-        guard !hop.mailbox.isClosed else { return }
-        guard let easy = spareHandles.popLast() ?? errand_curl_easy_init() else {
-            hop.mailbox.close(
-                with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url])),
-                batch: drains)
-            return
-        }
+        guard !hop.mailbox.isClosed, let easy = takeHandle(for: hop.request.url, hop.mailbox) else { return }
         let transfer: CurlTransfer
         do {
             transfer = try CurlTransfer(
@@ -120,20 +114,31 @@ final class CurlLoop {
             hop.mailbox.close(with: error, batch: drains)
             return
         }
-        let added = calls.addHandle(multi, easy)
-        guard added == ERRAND_CURLM_OK else {
-            recycle(easy)
-            let reason = "libcurl could not start the transfer: \(CurlLibrary.describeMulti(added))"
-            hop.mailbox.close(
-                with: .transport(
-                    URLError(
-                        .unknown,
-                        userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason])),
-                batch: drains)
-            return
-        }
+        guard add(easy, for: hop.request.url, hop.mailbox) else { return }
         transfers[easy] = transfer
         handlesByID[hop.id] = easy
+    }
+
+    /// A spare easy handle or a new one; `nil`, with `mailbox` closed, when libcurl has none.
+    private func takeHandle(for url: URL, _ mailbox: CurlEventMailbox) -> UnsafeMutableRawPointer? {
+        if let easy = spareHandles.popLast() ?? errand_curl_easy_init() { return easy }
+        mailbox.close(
+            with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: url])), batch: drains)
+        return nil
+    }
+
+    /// Adds `easy` to the multi handle; `false`, with the handle recycled and `mailbox` closed
+    /// saying why, when libcurl refuses it.
+    private func add(_ easy: UnsafeMutableRawPointer, for url: URL, _ mailbox: CurlEventMailbox) -> Bool {
+        let added = calls.addHandle(multi, easy)
+        guard added != ERRAND_CURLM_OK else { return true }
+        recycle(easy)
+        let reason = "libcurl could not start the transfer: \(CurlLibrary.describeMulti(added))"
+        mailbox.close(
+            with: .transport(
+                URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason])),
+            batch: drains)
+        return false
     }
 
     /// Continues a transfer its consumer caught up with.
@@ -249,11 +254,7 @@ final class CurlLoop {
     // MARK: Sockets
 
     private func open(_ opening: CurlSocket.Opening) {
-        guard !opening.mailbox.isClosed else { return }
-        guard let easy = spareHandles.popLast() ?? errand_curl_easy_init() else {
-            opening.mailbox.close(
-                with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: opening.request.url])),
-                batch: drains)
+        guard !opening.mailbox.isClosed, let easy = takeHandle(for: opening.request.url, opening.mailbox) else {
             return
         }
         let resolveList: UnsafeMutableRawPointer?
@@ -264,15 +265,11 @@ final class CurlLoop {
             opening.mailbox.close(with: error, batch: drains)
             return
         }
-        let socket = CurlSocket(opening, easy: easy, resolveList: resolveList)
-        guard calls.addHandle(multi, easy) == ERRAND_CURLM_OK else {
-            recycle(easy)
+        guard add(easy, for: opening.request.url, opening.mailbox) else {
             resolveList.map(errand_curl_slist_free_all)
-            opening.mailbox.close(
-                with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: opening.request.url])),
-                batch: drains)
             return
         }
+        let socket = CurlSocket(opening, easy: easy, resolveList: resolveList)
         sockets[socket.id] = socket
         socketsByHandle[easy] = socket
     }
