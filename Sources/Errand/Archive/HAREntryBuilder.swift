@@ -311,10 +311,11 @@ package struct HAREntryBuilder: Sendable {
         for (name, value) in request.headers where redaction.masksHeader(name) {
             secrets.append(value)
             // `Bearer <token>`: the token may be quoted without its scheme.
-            if let space = value.firstIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
+            let scheme = value.splitScalars(" ", maxSplits: 1)
+            if scheme.count == 2 { secrets.append(String(scheme[1])) }
             if name.equalsIgnoringASCIICase("Cookie") {
-                secrets += value.split(separator: ";").compactMap {
-                    $0.split(separator: "=", maxSplits: 1).last.map(String.init)
+                secrets += value.splitScalars(";").compactMap {
+                    $0.splitScalars("=", maxSplits: 1).last.map(String.init)
                 }
             }
         }

@@ -5,8 +5,8 @@ extension HTTPArchive.Cookie {
     /// ``Redaction/placeholder`` when `masked`.
     static func cookies(ofCookieField field: String?, masked: Bool) -> [Self] {
         guard let field else { return [] }
-        return field.split(separator: ";").compactMap { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        return field.splitScalars(";").compactMap { pair in
+            let parts = pair.splitScalars("=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = parts[0].trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty else { return nil }
             let value = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
@@ -20,10 +20,11 @@ extension HTTPArchive.Cookie {
     static func cookies(ofSetCookieField field: String?, masked: Bool) -> [Self] {
         guard let field else { return [] }
         var definitions: [String] = []
-        for piece in field.split(separator: ",", omittingEmptySubsequences: false) {
-            let head = piece.prefix { $0 != ";" }
+        for piece in field.splitScalars(",", omittingEmptySubsequences: false) {
+            let head = piece.splitScalars(";", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            let nameAndValue = head.splitScalars("=", maxSplits: 1, omittingEmptySubsequences: false)
             let startsCookie =
-                head.contains("=") && !head.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces).contains(" ")
+                nameAndValue.count == 2 && !nameAndValue[0].trimmingCharacters(in: .whitespaces).contains(" ")
             if startsCookie || definitions.isEmpty {
                 definitions.append(String(piece))
             } else {
@@ -31,13 +32,13 @@ extension HTTPArchive.Cookie {
             }
         }
         return definitions.compactMap { definition in
-            let attributes = definition.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let first = attributes.first, let equals = first.firstIndex(of: "=") else { return nil }
-            var cookie = Self(
-                name: String(first[..<equals]),
-                value: masked ? Redaction.placeholder : String(first[first.index(after: equals)...]))
+            let attributes = definition.splitScalars(";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let first = attributes.first?.splitScalars("=", maxSplits: 1, omittingEmptySubsequences: false),
+                first.count == 2
+            else { return nil }
+            var cookie = Self(name: String(first[0]), value: masked ? Redaction.placeholder : String(first[1]))
             for attribute in attributes.dropFirst() {
-                let parts = attribute.split(separator: "=", maxSplits: 1)
+                let parts = attribute.splitScalars("=", maxSplits: 1)
                 let value = parts.count > 1 ? String(parts[1]) : nil
                 switch parts.first?.lowercased() {
                 case "path": cookie.path = value

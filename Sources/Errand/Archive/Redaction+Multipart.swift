@@ -54,8 +54,8 @@ extension Redaction {
     /// The boundary a `multipart/form-data` content type names, unquoted; `nil` for another type.
     static func multipartBoundary(of mimeType: String) -> String? {
         guard mimeType.lowercased().hasPrefix("multipart/form-data") else { return nil }
-        for parameter in mimeType.split(separator: ";").dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1)
+        for parameter in mimeType.splitScalars(";").dropFirst() {
+            let pair = parameter.splitScalars("=", maxSplits: 1)
             guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "boundary" else {
                 continue
             }

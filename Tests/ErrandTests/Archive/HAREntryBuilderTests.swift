@@ -26,4 +26,29 @@ struct HAREntryBuilderTests {
         let failed = entryText(request: request, response: nil, error: .decoding("the server said p@ss word"))
         #expect(!failed.contains("p@ss word"))
     }
+
+    /// Found by fuzzing: U+07AA, a combining mark, makes one Character with the space or `=`
+    /// before it, so splitting by Character found no token after `Bearer ` and no cookie value.
+    @Test func valuesStartingWithACombiningMarkAreScrubbedWhereverTheyReappear() throws {
+        let token = "\u{07AA}tok3n"
+        let cookie = "\u{07AA}s3ssion"
+        let request = TransportRequest(
+            url: try #require(URL(string: "https://api.example.com/me")),
+            headers: ["X-Api-Key": "Bearer " + token, "Cookie": "theme=dark; sid=" + cookie])
+        let redaction = Redaction(headers: ["X-Api-Key", "Cookie"], queryItems: [], jsonFields: [])
+        let failed = String(
+            decoding: HAREntryBuilder.entryJSON(
+                redaction: redaction, maximumBodySize: 1000, request: request, response: nil,
+                error: .decoding("the server said \(token) and \(cookie)")), as: UTF8.self)
+        #expect(!failed.contains(token))
+        #expect(!failed.contains(cookie))
+        #expect(!failed.contains("s3ssion") && !failed.contains("tok3n"))
+    }
+
+    @Test func aSetCookieValueStartingWithACombiningMarkStaysInItsValue() {
+        let cookies = HTTPArchive.Cookie.cookies(ofSetCookieField: "sid=\u{07AA}abc=def; Path=/", masked: true)
+        #expect(cookies.map(\.name) == ["sid"])
+        #expect(cookies.first?.value == Redaction.placeholder)
+        #expect(cookies.first?.path == "/")
+    }
 }
