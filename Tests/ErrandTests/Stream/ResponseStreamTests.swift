@@ -12,7 +12,9 @@ struct StreamApi: BaseRequest {
     var accepts: @Sendable (Int) -> Bool = { (200...299).contains($0) }
     var requestAccessories: [any RequestAccessory] = []
     var interceptors: [any RequestInterceptor] = []
-    var timeoutInterval: TimeInterval = 60
+    /// Ten minutes by default: a stream a test holds open must not end by the idle timeout while a
+    /// loaded sanitizer run stands still; a test of the timeout sets its own.
+    var timeoutInterval: TimeInterval = 600
 
     func statusCodeValidator(_ code: Int) -> Bool { accepts(code) }
 }
