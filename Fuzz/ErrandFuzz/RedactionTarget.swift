@@ -225,10 +225,13 @@ enum RedactionTarget {
             switch value {
             case let object as [String: Any]:
                 let encoding = (object["encoding"] ?? object["_encoding"]) as? String
+                var isDecoded = false
                 if encoding == "base64", let text = object["text"] as? String, let bytes = Data(base64Encoded: text) {
                     texts.append(String(decoding: bytes, as: UTF8.self))
+                    isDecoded = true
                 }
-                for (key, value) in object {
+                // A base64 text is searched decoded only: its letters may spell a short value by chance.
+                for (key, value) in object where !(isDecoded && key == "text") {
                     texts.append(key)
                     walk(value)
                 }
