@@ -6,6 +6,10 @@ protocol WebSocketConnection: TransportTask {
     /// Sends `bytes` after those written before; `completion` runs once the transport took them
     /// all, or with why it could not. Off the transport's own thread.
     func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void)
+    /// Sends `bytes` — a close frame — and then drops the connection, completing the transport
+    /// task with `error`, as one step: the peer, answering, may close the connection at once, and
+    /// that must not complete the task first.
+    func writeLast(_ bytes: Data, endingWith error: ErrandError?)
     /// Drops the connection once what was written before went out, completing the transport task
     /// with `error` whatever the peer does meanwhile: `nil` after a clean closing handshake,
     /// which makes the request a success.

@@ -78,8 +78,12 @@ final class WebSocketSession: Sendable {
 
     /// Sends a control frame, not waiting for it to go out.
     private func sendControl(_ opcode: WebSocketFrame.Opcode, _ payload: Data) {
-        let frame = WebSocketFrame(opcode: opcode, payload: payload)
-        connection.write(frame.encoded(maskingKey: .random(in: 0...UInt32.max))) { _ in }
+        connection.write(Self.frame(opcode, payload)) { _ in }
+    }
+
+    /// A control frame as the client sends it, masked.
+    private static func frame(_ opcode: WebSocketFrame.Opcode, _ payload: Data) -> Data {
+        WebSocketFrame(opcode: opcode, payload: payload).encoded(maskingKey: .random(in: 0...UInt32.max))
     }
 
     private func closedError(_ state: State) -> ErrandError {
@@ -185,8 +189,10 @@ final class WebSocketSession: Sendable {
         // The request succeeded unless the server ended it for another reason than going away.
         let outcome = isNormal || code == .goingAway ? nil : closed
         // The connection drops after the echo went out.
-        if answers { sendControl(.close, WebSocketFrame.closePayload(code, reason: "")) }
-        end(error: outcome, dropping: true)
+        if answers {
+            connection.writeLast(Self.frame(.close, WebSocketFrame.closePayload(code, reason: "")), endingWith: outcome)
+        }
+        end(error: outcome, dropping: !answers)
     }
 
     /// Fails the connection: a close frame with `code` if none was sent, then the end, with
@@ -200,8 +206,11 @@ final class WebSocketSession: Sendable {
         }
         inbox.finish(error)
         // The connection drops after the close frame went out: a failed connection is not kept.
-        if sends { sendControl(.close, WebSocketFrame.closePayload(code, reason: reason)) }
-        end(error: error, dropping: true)
+        if sends {
+            connection.writeLast(
+                Self.frame(.close, WebSocketFrame.closePayload(code, reason: reason)), endingWith: error)
+        }
+        end(error: error, dropping: !sends)
     }
 
     /// The connection is over: every waiter is told, and with `dropping` the transport lets go of it.

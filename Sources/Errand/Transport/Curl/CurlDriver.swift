@@ -107,9 +107,16 @@ final class CurlDriver: Sendable {
 
     /// Queues `command`, waking the curl thread if it sleeps.
     func submit(_ command: Command) {
+        submit([command])
+    }
+
+    /// Queues `commands` together: the curl thread takes them in one turn, in order.
+    func submit(_ commands: [Command]) {
         let wakes = inbox.withLock { inbox -> Bool in
-            inbox.commands.append(command)
-            if case .shutdown = command { inbox.isShuttingDown = true }
+            inbox.commands += commands
+            if commands.contains(where: { if case .shutdown = $0 { true } else { false } }) {
+                inbox.isShuttingDown = true
+            }
             guard inbox.isAsleep, !inbox.isWaking else { return false }
             inbox.isWaking = true
             return true

@@ -29,6 +29,13 @@ final class CurlTask: TransportTask {
         mailbox.hold(false)
     }
 
+    /// Sends `bytes`, then drops the connection completing it with `error`; both reach the curl
+    /// thread together, so nothing the peer does in between can complete it first.
+    func writeLast(_ bytes: Data, endingWith error: ErrandError?) {
+        guard let driver, !mailbox.isClosed else { return }
+        driver.submit([.write(id: id, bytes, completion: { _ in }), .drop(id: id, error)])
+    }
+
     /// Drops a connection opened by ``CurlTransport/openSocket(_:events:)`` once what was
     /// written before went out, completing it with `error` (`nil`: normally), from any thread.
     func drop(endingWith error: ErrandError?) {
