@@ -91,8 +91,8 @@ struct WebSocketPeer {
     func send(opcode: UInt8, _ payload: [UInt8]) -> Bool {
         var payload = payload
         var first = 0x80 | opcode
-        if opcode < 0x8, let deflater {
-            payload = Array(deflater.deflate(Data(payload)))
+        if opcode < 0x8, let compressed = deflater?.deflate(Data(payload)) {
+            payload = Array(compressed)
             first |= 0x40
         }
         var frame: [UInt8] = [first]

@@ -4,20 +4,27 @@ import Foundation
 /// Decompresses the messages a server compressed with permessage-deflate (RFC 7692 §7.2.2):
 /// each payload is a raw deflate stream cut at a sync flush, continuing the last message's
 /// window unless the server agreed to `server_no_context_takeover`.
+///
+/// zlib's stream is made at the first compressed message, and without context takeover freed
+/// after each: a socket that receives nothing compressed holds none.
 package final class PerMessageInflater {
-    private let stream: UnsafeMutableRawPointer
+    private var stream: UnsafeMutableRawPointer?
     private let resetsAfterEachMessage: Bool
 
     /// An inflater for what the server agreed to; `nil` without zlib.
     package init?(_ parameters: PerMessageDeflateParameters) {
-        // Inflating with the largest window reads any smaller one the server may use.
-        guard let stream = errand_inflater_create(15) else { return nil }
-        self.stream = stream
+        guard errand_zlib_load() != 0 else { return nil }
         resetsAfterEachMessage = parameters.serverNoContextTakeover
     }
 
     deinit {
-        errand_inflater_destroy(stream)
+        stream.map(errand_inflater_destroy)
+    }
+
+    /// Frees the stream; the next message makes a new one.
+    private func release() {
+        stream.map(errand_inflater_destroy)
+        stream = nil
     }
 
     /// The message `payload` decompresses to, of at most `limit` bytes.
@@ -25,6 +32,11 @@ package final class PerMessageInflater {
     package func inflate(_ payload: Data, limit: Int) throws(WebSocketProtocolViolation) -> Data {
         // Some senders compress an empty message to nothing at all.
         guard !payload.isEmpty else { return Data() }
+        // Inflating with the largest window reads any smaller one the server may use.
+        guard let stream = stream ?? errand_inflater_create(15) else {
+            throw WebSocketProtocolViolation(code: .internalServerError, reason: "zlib could not allocate an inflater")
+        }
+        self.stream = stream
         // The sync flush's empty stored block, which the sender removed (§7.2.2).
         var input = payload
         input.append(contentsOf: [0x00, 0x00, 0xFF, 0xFF])
@@ -44,7 +56,7 @@ package final class PerMessageInflater {
             }
             offset += consumed
             guard produced <= limit - output.count else {
-                errand_inflater_reset(stream)
+                release()
                 throw WebSocketProtocolViolation(
                     code: .messageTooBig, reason: "a compressed message over the limit of \(limit) bytes")
             }
@@ -55,13 +67,13 @@ package final class PerMessageInflater {
                 break
             }
             guard result == ERRAND_Z_OK || result == ERRAND_Z_BUF_ERROR else {
-                errand_inflater_reset(stream)
+                release()
                 throw .protocolError("the server sent a compressed message that does not decompress")
             }
             if offset == input.count, produced < chunk.count { break }
             if consumed == 0, produced == 0 { break }
         }
-        if endedStream || resetsAfterEachMessage { errand_inflater_reset(stream) }
+        if endedStream || resetsAfterEachMessage { release() }
         return output
     }
 }

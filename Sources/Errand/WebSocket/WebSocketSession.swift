@@ -61,8 +61,8 @@ final class WebSocketSession: Sendable {
                 case .text(let text): frame = WebSocketFrame(opcode: .text, payload: Data(text.utf8))
                 case .binary(let data): frame = WebSocketFrame(opcode: .binary, payload: data)
                 }
-                if let deflater = state.deflater {
-                    frame.payload = deflater.deflate(frame.payload)
+                if let compressed = state.deflater?.deflate(frame.payload) {
+                    frame.payload = compressed
                     frame.isCompressed = true
                 }
                 // Handed over under the lock: the order of the writes is the order of compression.

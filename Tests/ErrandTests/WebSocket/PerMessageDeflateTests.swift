@@ -16,9 +16,9 @@ struct PerMessageDeflateTests {
 
     @Test func helloCompressesAndDecompressesAsTheRFCShows() throws {
         let deflater = try #require(PerMessageDeflater(Self.parameters()))
-        #expect(Array(deflater.deflate(Data("Hello".utf8))) == [0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00])
+        #expect(Array(deflater.deflate(Data("Hello".utf8)) ?? Data()) == [0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00])
         // §7.2.3.2: the second "Hello" refers back to the first.
-        #expect(Array(deflater.deflate(Data("Hello".utf8))) == [0xF2, 0x00, 0x11, 0x00, 0x00])
+        #expect(Array(deflater.deflate(Data("Hello".utf8)) ?? Data()) == [0xF2, 0x00, 0x11, 0x00, 0x00])
         let inflater = try #require(PerMessageInflater(Self.parameters()))
         #expect(
             try inflater.inflate(Data([0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00]), limit: 100) == Data("Hello".utf8))
@@ -31,7 +31,7 @@ struct PerMessageDeflateTests {
 
     @Test func noContextTakeoverStartsEveryMessageAfresh() throws {
         let deflater = try #require(PerMessageDeflater(Self.parameters { $0.clientNoContextTakeover = true }))
-        let first = deflater.deflate(Data("Hello".utf8))
+        let first = try #require(deflater.deflate(Data("Hello".utf8)))
         #expect(deflater.deflate(Data("Hello".utf8)) == first)
         let inflater = try #require(PerMessageInflater(Self.parameters { $0.serverNoContextTakeover = true }))
         for _ in 0..<3 { #expect(try inflater.inflate(first, limit: 100) == Data("Hello".utf8)) }
@@ -46,7 +46,7 @@ struct PerMessageDeflateTests {
             let text = Data((0..<size).map { index in UInt8(97 + (index / 7 + Int(generator.next() % 2)) % 26) })
             let random = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
             for message in [text, random] {
-                let compressed = deflater.deflate(message)
+                let compressed = try #require(deflater.deflate(message))
                 #expect(try inflater.inflate(compressed, limit: 1 << 20) == message, "\(size) bytes")
             }
         }
@@ -54,7 +54,7 @@ struct PerMessageDeflateTests {
 
     @Test func aSmallPayloadThatInflatesPastTheLimitIsMessageTooBig() throws {
         let deflater = try #require(PerMessageDeflater(Self.parameters()))
-        let bomb = deflater.deflate(Data(count: 1 << 20))
+        let bomb = try #require(deflater.deflate(Data(count: 1 << 20)))
         #expect(bomb.count < 2000)
         let inflater = try #require(PerMessageInflater(Self.parameters()))
         let refusal = WebSocketProtocolViolation(
