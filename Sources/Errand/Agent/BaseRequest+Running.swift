@@ -76,6 +76,20 @@ extension BaseRequest {
         try await NetworkAgent.shared.stream(self)
     }
 
+    /// Opens a WebSocket to the request's URL through ``NetworkAgent/shared``; see
+    /// ``NetworkAgent/webSocket(_:options:)``.
+    ///
+    /// ```swift
+    /// let socket = try await ChatApi(room: "general").webSocket()
+    /// try await socket.send("hello")
+    /// for try await message in socket {
+    ///     print(try message.decode(ChatLine.self).text)
+    /// }
+    /// ```
+    public func webSocket(options: WebSocketOptions = WebSocketOptions()) async throws(ErrandError) -> WebSocket {
+        try await NetworkAgent.shared.webSocket(self, options: options)
+    }
+
     /// Sends the request and blocks until its response is there; see ``NetworkAgent/responseSync(_:ignoreCache:)``.
     @available(*, noasync, message: "In async code, use response(ignoreCache:)")
     public func responseSync(ignoreCache: Bool = false) throws(ErrandError) -> Response {

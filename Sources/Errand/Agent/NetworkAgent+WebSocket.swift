@@ -7,7 +7,7 @@ extension NetworkAgent {
     ///   of its body), ``ErrandError/serialization(_:)`` for a `101` that does not match the
     ///   offer, `.transport` when the transport cannot open WebSockets, or any error a request
     ///   can fail with before its response.
-    package func webSocket(_ request: some BaseRequest, options: WebSocketOptions = WebSocketOptions())
+    public func webSocket(_ request: some BaseRequest, options: WebSocketOptions = WebSocketOptions())
         async throws(ErrandError) -> WebSocket
     {
         let handshake = WebSocketHandshake(options: options)

@@ -57,10 +57,12 @@ extension Authenticator {
         apiOrigins.contains { Self.isSameOrigin($0, request.url) }
     }
 
-    /// Whether two URLs share scheme, host and port, a scheme's default port and none being the same.
+    /// Whether two URLs share scheme, host and port, a scheme's default port and none being the
+    /// same; `ws` counts as `http` and `wss` as `https`, whose connections a WebSocket's are.
     static func isSameOrigin(_ first: URL, _ second: URL) -> Bool {
-        let defaultPorts = ["http": 80, "https": 443, "ws": 80, "wss": 443]
+        let defaultPorts = ["http": 80, "https": 443]
         func origin(_ url: URL) -> (String, String, Int?)? {
+            let url = WebSocketURL.http(url)
             guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
             return (scheme, host, url.port ?? defaultPorts[scheme])
         }

@@ -91,7 +91,10 @@ final class RequestPipeline: Sendable {
             return finish(task, response: nil, error: error)
         }
         built.request.isStreaming = plan.streams
-        built.request.upgradesToWebSocket = task.stream?.upgradesToWebSocket ?? false
+        if task.stream?.upgradesToWebSocket == true {
+            built.request.upgradesToWebSocket = true
+            built.request.url = WebSocketURL.webSocket(built.request.url)
+        }
         for (name, value) in task.stream?.headers ?? [:] {
             built.request.headers.setHeaderField(name, value)
         }

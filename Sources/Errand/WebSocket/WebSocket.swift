@@ -4,20 +4,20 @@ import Foundation
 /// `send` for the client's. Pings are answered, fragments joined and the closing handshake
 /// done inside; a consumer that falls behind stops the reading, and `send` waits while the
 /// connection cannot take more.
-package final class WebSocket: AsyncSequence, Sendable {
+public final class WebSocket: AsyncSequence, Sendable {
     /// A message, whole.
-    package typealias Element = WebSocketMessage
+    public typealias Element = WebSocketMessage
     /// What iteration throws.
-    package typealias Failure = ErrandError
+    public typealias Failure = ErrandError
 
     /// The handshake's `101` head.
-    package let response: Response
+    public let response: Response
     /// The task that ran the handshake: its metrics, `tag` and `userInfo`; it finishes when the socket ends.
-    package let task: RequestTask
+    public let task: RequestTask
     /// The subprotocol the server chose among those offered; `nil` for none.
-    package let subprotocol: String?
+    public let subprotocol: String?
     /// Whether messages are compressed (permessage-deflate) both ways.
-    package let isCompressed: Bool
+    public let isCompressed: Bool
     private let session: WebSocketSession
 
     init(
@@ -31,6 +31,7 @@ package final class WebSocket: AsyncSequence, Sendable {
         let session = WebSocketSession(
             connection: connection, options: options, compression: agreement.compression, timer: timer)
         self.session = session
+        task.cancels { Task { await session.close(.goingAway, reason: "") } }
         Task { await Self.read(stream, into: session, compression: agreement.compression) }
     }
 
@@ -41,51 +42,67 @@ package final class WebSocket: AsyncSequence, Sendable {
 
     /// The peer's close code once its close frame arrived, or the code the client closed with
     /// after a protocol violation or timeout; `nil` while open.
-    package var closeCode: WebSocketCloseCode? { session.closeCode }
+    public var closeCode: WebSocketCloseCode? { session.closeCode }
     /// The reason sent with ``closeCode``.
-    package var closeReason: String? { session.closeReason }
+    public var closeReason: String? { session.closeReason }
 
     /// Sends `message`; returns once the connection took it.
     /// - Throws: ``ErrandError/webSocketClosed(code:reason:)`` or ``ErrandError/cancelled`` once closed.
-    package func send(_ message: WebSocketMessage) async throws(ErrandError) {
+    public func send(_ message: WebSocketMessage) async throws(ErrandError) {
         try await session.send(message)
     }
 
     /// Sends a text message.
-    package func send(_ text: String) async throws(ErrandError) {
+    public func send(_ text: String) async throws(ErrandError) {
         try await session.send(.text(text))
     }
 
     /// Sends a binary message.
-    package func send(_ data: Data) async throws(ErrandError) {
+    public func send(_ data: Data) async throws(ErrandError) {
         try await session.send(.binary(data))
     }
 
     /// Sends a ping and returns the seconds until its pong.
     /// - Throws: ``ErrandError/timedOut`` when no pong came within ``WebSocketOptions/pingTimeout``,
     ///   which also closes the socket.
-    package func ping(_ payload: Data = Data()) async throws(ErrandError) -> TimeInterval {
+    public func ping(_ payload: Data = Data()) async throws(ErrandError) -> TimeInterval {
         try await session.ping(payload)
     }
 
     /// Closes the socket with `code` and `reason`: returns once the server answered, or after
     /// ``WebSocketOptions/closeTimeout``; iteration then ends normally.
-    package func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+    public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
         await session.close(code, reason: reason)
     }
 
     /// Reads messages; see the type's description.
-    package func makeAsyncIterator() -> Iterator {
-        Iterator(session: session)
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(session: session, address: task.transportRequest?.url.absoluteString ?? "a server")
     }
 
     /// Reads a socket's messages.
-    package struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol {
         let session: WebSocketSession
+        /// Where the socket goes, for the error a second reader gets.
+        let address: String
+        private var hasClaimed = false
+
+        init(session: WebSocketSession, address: String) {
+            self.session = session
+            self.address = address
+        }
 
         /// The next message; `nil` once the server closed normally or the calling task was
         /// cancelled, which closes the socket with 1001.
-        package mutating func next() async throws(ErrandError) -> WebSocketMessage? {
+        /// - Throws: ``ErrandError/serialization(_:)`` when another iterator already read the socket.
+        public mutating func next() async throws(ErrandError) -> WebSocketMessage? {
+            if !hasClaimed {
+                guard session.inbox.claim() else {
+                    throw .serialization(
+                        "the WebSocket to \(address) was already read: its messages are consumed once")
+                }
+                hasClaimed = true
+            }
             let message = try await session.inbox.next()
             if message == nil, Task.isCancelled {
                 let session = session

@@ -12,6 +12,7 @@ final class WebSocketInbox: Sendable {
         var end: ErrandError??
         var consumer: CheckedContinuation<Result<WebSocketMessage?, ErrandError>, Never>?
         var reader: CheckedContinuation<Void, Never>?
+        var isClaimed = false
     }
 
     private let state = Locked(State())
@@ -19,6 +20,14 @@ final class WebSocketInbox: Sendable {
 
     init(limit: Int) {
         self.limit = limit
+    }
+
+    /// Makes the caller the one consumer: `false` when another iterator already is.
+    func claim() -> Bool {
+        state.withLock { state in
+            defer { state.isClaimed = true }
+            return !state.isClaimed
+        }
     }
 
     /// Hands `message` to the consumer; returns once there is room for more.

@@ -2,7 +2,7 @@ import Foundation
 
 /// One whole WebSocket message, as sent or received: fragments are joined, and control frames
 /// (ping, pong, close) never appear as messages.
-package enum WebSocketMessage: Sendable, Equatable {
+public enum WebSocketMessage: Sendable, Equatable {
     /// A text message, valid UTF-8 on the wire.
     case text(String)
     /// A binary message.
@@ -10,7 +10,7 @@ package enum WebSocketMessage: Sendable, Equatable {
 
     /// The message decoded as JSON into `T`: a text message's UTF-8, or a binary message's bytes.
     /// - Throws: ``ErrandError/decoding(_:)`` naming the type and the coding path that failed.
-    package func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder())
+    public func decode<T: Decodable>(_ type: T.Type = T.self, decoder: JSONDecoder = JSONDecoder())
         throws(ErrandError) -> T
     {
         let data =

@@ -134,9 +134,12 @@ struct CurlSocketTests {
                 "GET /v1/events HTTP/1.1\r\n"))
     }
 
-    @Test func wsAndWssAreHTTPAndHTTPSToLibcurl() {
-        #expect(CurlTransport.httpURL(for: URL(string: "ws://a/b?c")!).absoluteString == "http://a/b?c")
-        #expect(CurlTransport.httpURL(for: URL(string: "WSS://a:8443/")!).absoluteString == "https://a:8443/")
-        #expect(CurlTransport.httpURL(for: URL(string: "https://a/")!).absoluteString == "https://a/")
+    @Test func wsAndWssAreHTTPAndHTTPSToLibcurlAndBackToApps() {
+        #expect(WebSocketURL.webSocket(URL(string: "http://a/b?c")!).absoluteString == "ws://a/b?c")
+        #expect(WebSocketURL.webSocket(URL(string: "HTTPS://a:8443/")!).absoluteString == "wss://a:8443/")
+        #expect(WebSocketURL.webSocket(URL(string: "http+unix://%2Fs/v1")!).absoluteString == "http+unix://%2Fs/v1")
+        #expect(WebSocketURL.http(URL(string: "ws://a/b?c")!).absoluteString == "http://a/b?c")
+        #expect(WebSocketURL.http(URL(string: "WSS://a:8443/")!).absoluteString == "https://a:8443/")
+        #expect(WebSocketURL.http(URL(string: "https://a/")!).absoluteString == "https://a/")
     }
 }

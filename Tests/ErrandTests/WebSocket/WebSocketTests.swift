@@ -179,6 +179,44 @@ struct WebSocketTests {
         try await eventually { socket.closeCode != nil }
         #expect(socket.closeCode == .normalClosure || socket.closeCode == .goingAway)
     }
+
+    @Test func anHTTPBaseBecomesWSAndAWSURLIsUsedAsWritten() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo())
+        #expect(socket.task.transportRequest?.url.absoluteString == fixture.server.baseURL.replacingOccurrences(
+            of: "http://", with: "ws://") + "/ws/echo")
+        await socket.close()
+
+        struct Absolute: BaseRequest {
+            let url: String
+        }
+        let written = fixture.server.baseURL.replacingOccurrences(of: "http://", with: "ws://") + "/ws/echo?send=1&close=1000"
+        let direct = try await agent.webSocket(Absolute(url: written))
+        #expect(direct.task.transportRequest?.url.absoluteString == written)
+        let (messages, error) = await Self.drain(direct)
+        #expect(messages.count == 1 && error == nil)
+    }
+
+    @Test func cancellingTheSocketsTaskClosesWith1001AndFinishesTheTask() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo())
+        socket.task.cancel()
+        let (messages, error) = await Self.drain(socket)
+        #expect(messages.isEmpty && error == nil, "the closing handshake ends iteration normally")
+        #expect(socket.closeCode == .goingAway, "the server echoes the client's 1001")
+        let outcome = await Result { () async throws(ErrandError) in try await socket.task.value }
+        #expect(throws: ErrandError.cancelled) { try outcome.get() }
+    }
+
+    @Test func aSocketIsConsumedOnce() async throws {
+        defer { fixture.server.stop() }
+        let socket = try await agent.webSocket(Echo(query: "?send=2"))
+        var first = socket.makeAsyncIterator()
+        #expect(try await first.next() != nil)
+        var second = socket.makeAsyncIterator()
+        await #expect(throws: ErrandError.self) { try await second.next() }
+        #expect(try await first.next() != nil, "the first reader keeps reading")
+    }
 }
 
 extension Result where Failure == ErrandError {

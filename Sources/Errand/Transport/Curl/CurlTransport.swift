@@ -145,7 +145,7 @@ public final class CurlTransport: DirectDeliveryTransport {
     func openSocket(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> CurlTask {
         let task = makeTask(id: driver?.makeID() ?? 0, deliversDirectly: false, pump: nil, events: events)
         var request = request
-        request.url = Self.httpURL(for: request.url)
+        request.url = WebSocketURL.http(request.url)
         for (name, value) in additionalHeaders where request.headers.headerField(name) == nil {
             request.headers[name] = value
         }
@@ -157,17 +157,6 @@ public final class CurlTransport: DirectDeliveryTransport {
                 CurlSocket.Opening(
                     id: task.id, request: request, head: head, mailbox: task.mailbox, handshakeDeadline: deadline)))
         return task
-    }
-
-    /// `ws` and `wss` URLs as the `http` and `https` ones libcurl connects to; others unchanged.
-    static func httpURL(for url: URL) -> URL {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
-        switch components.scheme?.lowercased() {
-        case "ws": components.scheme = "http"
-        case "wss": components.scheme = "https"
-        default: return url
-        }
-        return components.url ?? url
     }
 
     /// A task whose events go through a new mailbox, counted in flight until it closes.
