@@ -25,29 +25,40 @@ package struct WebSocketFrame: Sendable, Equatable {
     package var isCompressed = false
     package var payload: Data
 
-    /// The frame as a client must send it (§5.3): masked with `maskingKey`, its bytes big-endian.
-    package func encoded(maskingKey: UInt32) -> Data {
-        let maskingKey = (0..<4).reversed().map { UInt8(truncatingIfNeeded: maskingKey >> ($0 * 8)) }
+    /// The frame's bytes, big-endian: as a client must send it (§5.3), masked with
+    /// `maskingKey`; as a server does, unmasked, when `maskingKey` is `nil`.
+    package func encoded(maskingKey: UInt32?) -> Data {
+        let mask: UInt8 = maskingKey == nil ? 0 : 0x80
         var frame = Data(capacity: payload.count + 14)
         frame.append((isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue)
         switch payload.count {
         case ..<126:
-            frame.append(0x80 | UInt8(payload.count))
+            frame.append(mask | UInt8(payload.count))
         case ...0xFFFF:
-            frame.append(0x80 | 126)
+            frame.append(mask | 126)
             frame.append(contentsOf: [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)])
         default:
-            frame.append(0x80 | 127)
+            frame.append(mask | 127)
             frame.append(
                 contentsOf: (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(payload.count) >> ($0 * 8)) })
         }
-        frame.append(contentsOf: maskingKey)
+        guard let maskingKey else {
+            frame.append(payload)
+            return frame
+        }
+        let keyBytes = (0..<4).reversed().map { UInt8(truncatingIfNeeded: maskingKey >> ($0 * 8)) }
+        frame.append(contentsOf: keyBytes)
         let start = frame.count
         frame.append(payload)
         frame.withUnsafeMutableBytes { bytes in
-            for index in 0..<payload.count { bytes[start + index] ^= maskingKey[index & 3] }
+            Self.mask(UnsafeMutableRawBufferPointer(rebasing: bytes[start...]), with: keyBytes)
         }
         return frame
+    }
+
+    /// XORs `bytes` with the four bytes of `key`, repeated (§5.3): masking and unmasking alike.
+    static func mask(_ bytes: UnsafeMutableRawBufferPointer, with key: [UInt8]) {
+        for index in 0..<bytes.count { bytes[index] ^= key[index & 3] }
     }
 
     /// A close frame's payload: the code, big-endian, then the reason in UTF-8 cut to fit 125 bytes

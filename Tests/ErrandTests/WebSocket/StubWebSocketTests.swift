@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+
+@testable import Errand
+
+/// Socket code unit-tested against ``StubTransport``'s scripted peer: no server, no network.
+@Suite("WebSocket: StubTransport's scripted peer")
+struct StubWebSocketTests {
+    struct Feed: BaseRequest {
+        var url: String { "/feed" }
+    }
+
+    static func agent(_ webSocket: @escaping StubTransport.WebSocketResponder) -> NetworkAgent {
+        let config = NetworkConfig()
+        config.baseUrl = "https://api.example.com"
+        return NetworkAgent(config: config, transport: StubTransport(webSocket: webSocket))
+    }
+
+    @Test func theScriptEchoesAndSeesTheClientsClose() async throws {
+        let peers = Locked<[StubWebSocketPeer]>([])
+        let agent = Self.agent { _ in
+            .accept { peer in
+                peers.withLock { $0.append(peer) }
+                for await message in peer.messages { peer.send(message) }
+            }
+        }
+        let socket = try await agent.webSocket(Feed())
+        #expect(socket.response.statusCode == 101)
+        #expect(!socket.isCompressed)
+        try await socket.send("hello")
+        try await socket.send(Data([0, 1, 2]))
+        var messages = socket.makeAsyncIterator()
+        #expect(try await messages.next() == .text("hello"))
+        #expect(try await messages.next() == .binary(Data([0, 1, 2])))
+        #expect(try await socket.ping(Data("p".utf8)) >= 0, "the peer answers pings")
+        await socket.close(.normalClosure)
+        #expect(try await messages.next() == nil)
+        let peer = try #require(peers.withLock { $0.first })
+        #expect(peer.clientCloseCode == .normalClosure)
+        #expect(peer.request.url.absoluteString == "wss://api.example.com/feed")
+    }
+
+    @Test func thePeersCloseCodeAndDropReachTheConsumer() async throws {
+        let closing = Self.agent { _ in .accept { peer in peer.close(WebSocketCloseCode(rawValue: 4001), reason: "bye") } }
+        let closed = try await closing.webSocket(Feed())
+        let (_, closeError) = await WebSocketTests.drain(closed)
+        #expect(closeError == .webSocketClosed(code: WebSocketCloseCode(rawValue: 4001), reason: "bye"))
+
+        let dropping = Self.agent { _ in .accept { peer in peer.drop() } }
+        let dropped = try await dropping.webSocket(Feed())
+        let (_, dropError) = await WebSocketTests.drain(dropped)
+        guard case .transport = dropError else {
+            Issue.record("a drop ends with a transport error, not \(String(describing: dropError))")
+            return
+        }
+    }
+
+    @Test func aScriptThatReturnsClosesNormallyAfterWhatItSent() async throws {
+        let agent = Self.agent { _ in .accept { peer in peer.send(.text("welcome")) } }
+        let (messages, error) = await WebSocketTests.drain(try await agent.webSocket(Feed()))
+        #expect(messages == [.text("welcome")] && error == nil)
+    }
+
+    @Test func aRejectedHandshakeThrowsItsStatusAndTheChosenSubprotocolIsReported() async throws {
+        let agent = Self.agent { request in
+            guard request.headers.headerField("Authorization") != nil else {
+                return .reject(Response(statusCode: 401, data: Data("sign in".utf8)))
+            }
+            return .accept(subprotocol: "v2") { _ in }
+        }
+        await #expect(throws: ErrandError.statusCode(401)) { try await agent.webSocket(Feed()) }
+
+        struct Signed: BaseRequest {
+            var url: String { "/feed" }
+            var headers: [String: String] { ["Authorization": "Bearer t"] }
+        }
+        var options = WebSocketOptions()
+        options.subprotocols = ["v1", "v2"]
+        let socket = try await agent.webSocket(Signed(), options: options)
+        #expect(socket.subprotocol == "v2")
+    }
+
+    @Test func aStubWithoutAWebSocketResponderSaysHowToMakeOne() async throws {
+        let config = NetworkConfig()
+        config.baseUrl = "https://api.example.com"
+        let agent = NetworkAgent(config: config, transport: StubTransport { _ in Response(statusCode: 200) })
+        do {
+            _ = try await agent.webSocket(Feed(), options: WebSocketOptions())
+            Issue.record("the handshake succeeded")
+        } catch {
+            #expect("\(error)".contains("webSocket"))
+        }
+    }
+}
