@@ -37,6 +37,23 @@ package struct HAREntryBuilder: Sendable {
         /// it), or a download's file size, taken when it finished; `nil` for the size of
         /// `response.data`, or of the download's file now.
         var responseBodySize: Int?
+        /// A WebSocket's messages, in order, as many as fit in the body size recorded.
+        var socketMessages: [SocketMessage] = []
+        /// Messages past that size, counted and not kept.
+        var droppedSocketMessages = 0
+        /// The bytes of `socketMessages`.
+        var socketMessageBytes = 0
+
+        /// Adds `message` when it fits in `limit` bytes of messages, else counts it: a recording
+        /// keeps the start of a socket's conversation.
+        mutating func add(_ message: SocketMessage, upTo limit: Int) {
+            guard droppedSocketMessages == 0, socketMessageBytes + message.size <= limit else {
+                droppedSocketMessages += 1
+                return
+            }
+            socketMessages.append(message)
+            socketMessageBytes += message.size
+        }
     }
 
     /// The size of the file at `url`; `-1` when it cannot be known.
@@ -84,6 +101,13 @@ package struct HAREntryBuilder: Sendable {
         let failure = exchange.error.map { redaction.maskingURLs(in: "\($0)", masked: &secrets) }
         let response = exchange.response.map { maskingURLs(in: $0, masked: &secrets) }
         var archivedRequest = archived(request, body: exchange.body, httpVersion: httpVersion, secrets: &secrets)
+        let messages =
+            exchange.request.upgradesToWebSocket ? archived(exchange.socketMessages, secrets: &secrets) : nil
+        if exchange.droppedSocketMessages > 0 {
+            comments.append(
+                "\(exchange.droppedSocketMessages) later WebSocket message(s) not recorded: past \(maximumBodySize) bytes."
+            )
+        }
         let scrubber = HARScrubber(secrets)
         archivedRequest = Self.scrubbed(archivedRequest, by: scrubber)
         if let failure {
@@ -104,7 +128,8 @@ package struct HAREntryBuilder: Sendable {
             cache: HTTPArchive.Cache(),
             timings: timings,
             serverIPAddress: exchange.metrics?.remoteAddress,
-            comment: comments.isEmpty ? nil : comments.joined(separator: " "))
+            comment: comments.isEmpty ? nil : comments.joined(separator: " "),
+            _webSocketMessages: messages)
     }
 
     // MARK: Request and response

@@ -131,6 +131,15 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
         return { [self] _ in record(task, result, finishedAt: now, downloadSize: download) }
     }
 
+    func webSocketMessageEvent(_ task: RequestTask, _ message: WebSocketMessage, isSent: Bool)
+        -> EventMonitorChannel.Event
+    {
+        let recorded = HAREntryBuilder.SocketMessage(isSent: isSent, time: Date(), message: message)
+        return { [self] _ in
+            state.withLock { $0.inFlight[ObjectIdentifier(task)]?.add(recorded, upTo: builder.maximumBodySize) }
+        }
+    }
+
     // MARK: EventMonitor
 
     /// Remembers the attempt going out, its body read now. The requests of a configuration the

@@ -39,6 +39,8 @@ struct HTTPArchive: Codable, Equatable, Sendable {
         var serverIPAddress: String?
         var connection: String?
         var comment: String?
+        /// A WebSocket's messages, in Chrome's field; absent for other requests.
+        var _webSocketMessages: [SocketMessage]?
     }
 
     /// The request as sent.

@@ -18,10 +18,24 @@ protocol DrainableMonitor: EventMonitor, AnyObject {
 
     /// The `didFinish` event to post, the time taken now: it may be delivered much later.
     func didFinishEvent(_ task: RequestTask, _ result: Result<Response, ErrandError>) -> EventMonitorChannel.Event
+
+    /// The event to post for a WebSocket message the task's socket sent (`isSent`) or received,
+    /// the time taken now. Only drainable monitors hear of messages: ``EventMonitor`` has no such event.
+    func webSocketMessageEvent(_ task: RequestTask, _ message: WebSocketMessage, isSent: Bool)
+        -> EventMonitorChannel.Event
 }
 
 /// A channel held without keeping it alive: a channel holds its monitor, and a monitor must not
 /// hold its channels in return.
 struct WeakChannel: Sendable {
     weak var channel: EventMonitorChannel?
+}
+
+extension DrainableMonitor {
+    /// Nothing: a monitor that records no messages need not hear of them.
+    func webSocketMessageEvent(_ task: RequestTask, _ message: WebSocketMessage, isSent: Bool)
+        -> EventMonitorChannel.Event
+    {
+        { _ in }
+    }
 }

@@ -43,20 +43,30 @@ struct EventMonitors: Sendable {
         post { $0.request(task, didServeFromCache: response) }
     }
 
+    /// A message the task's WebSocket sent or received: for drainable monitors (a HAR recording) only.
+    func request(_ task: RequestTask, webSocketMessage message: WebSocketMessage, isSent: Bool) {
+        post({ $0.webSocketMessageEvent(task, message, isSent: isSent) }, else: nil)
+    }
+
+    /// Whether any monitor hears of a WebSocket's messages.
+    var recordsWebSocketMessages: Bool { channels.contains { $0.drainable != nil } }
+
     private func post(finishing: Bool = false, _ event: @escaping EventMonitorChannel.Event) {
         post(finishing: finishing, { _ in event }, else: event)
     }
 
-    /// Posts to every monitor the event a drainable one makes itself, else `event`, unless the
-    /// task's `didFinish` was posted; `finishing` marks this as that one. The events are made
-    /// first — a drainable one may read a file — and posted under the lock, which a channel's
-    /// post, only queueing, holds briefly.
+    /// Posts to every monitor the event a drainable one makes itself, else `event` (none when
+    /// `nil`), unless the task's `didFinish` was posted; `finishing` marks this as that one. The
+    /// events are made first — a drainable one may read a file — and posted under the lock,
+    /// which a channel's post, only queueing, holds briefly.
     private func post(
         finishing: Bool = false, _ drainableEvent: (any DrainableMonitor) -> EventMonitorChannel.Event,
-        else event: @escaping EventMonitorChannel.Event
+        else event: EventMonitorChannel.Event?
     ) {
         guard let hasFinished else { return }
-        let events = channels.map { channel in (channel, channel.drainable.map(drainableEvent) ?? event) }
+        let events = channels.compactMap { channel in
+            (channel.drainable.map(drainableEvent) ?? event).map { (channel, $0) }
+        }
         hasFinished.withLock { hasFinished in
             guard !hasFinished else { return }
             hasFinished = finishing

@@ -281,7 +281,7 @@ final class RequestPipeline: Sendable {
         let transportTask = coalescer.send(
             outgoing, coalescing: plan.coalesces, deliversDirectly: deliversDirectly,
             joining: { scheduler.release(task) }, events: events)
-        stream?.attach(transportTask)
+        stream?.attach(transportTask, of: task, maximumEventSize: plan.maximumResponseSize)
         if !task.attach(transportTask, to: attempt) { transportTask.cancel() }
     }
 

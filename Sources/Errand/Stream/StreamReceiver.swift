@@ -14,6 +14,12 @@ final class StreamReceiver: Sendable {
         /// Bytes of a rejected response's body kept on the task.
         var keptBytes = 0
         var receivedBytes = 0
+        /// A WebSocket's connection: the attempt's transport task, kept after it ends, for a
+        /// server may drop it before the socket is made, which must then see the drop.
+        var connection: (any WebSocketConnection)?
+        /// A WebSocket's accepted head that came before its transport task was attached: the
+        /// stream opens at the attach, so that it never opens without its connection.
+        var acceptedHead: Response?
     }
 
     /// The most bytes of a rejected response's body the task keeps, for the caller to read why.
@@ -67,13 +73,25 @@ final class StreamReceiver: Sendable {
     var hasHandedOutBody: Bool { buffer.hasReceivedBody }
 
     /// The connection of the attempt on the wire, when its transport upgraded it for a WebSocket.
-    var connection: (any WebSocketConnection)? {
-        transportTask[\.self] as? any WebSocketConnection
+    var connection: (any WebSocketConnection)? { state[\.connection] }
+
+    /// Keeps the transport task of a new attempt, for the buffer to pause and, for a WebSocket,
+    /// as its connection; opens the stream of a head that came first.
+    func attach(_ transportTask: any TransportTask, of task: RequestTask, maximumEventSize: Int) {
+        self.transportTask[\.self] = transportTask
+        guard upgradesToWebSocket else { return }
+        let (opener, head) = state.withLock { state -> (Opener?, Response?) in
+            state.connection = transportTask as? any WebSocketConnection
+            guard let head = state.acceptedHead else { return (nil, nil) }
+            state.acceptedHead = nil
+            defer { state.opener = nil }
+            return (state.opener, head)
+        }
+        if let opener, let head { open(head, task: task, maximumEventSize: maximumEventSize, with: opener) }
     }
 
-    /// Keeps the transport task of a new attempt, for the buffer to pause.
-    func attach(_ transportTask: any TransportTask) {
-        self.transportTask[\.self] = transportTask
+    private func open(_ head: Response, task: RequestTask, maximumEventSize: Int, with opener: Opener) {
+        opener(.success(ResponseStream(response: head, task: task, buffer: buffer, maximumLineSize: maximumEventSize)))
     }
 
     /// Takes one event of `task`'s current attempt; `rules` judge its head, and
@@ -84,16 +102,19 @@ final class StreamReceiver: Sendable {
         switch event {
         case .responseHead(let statusCode, let headers):
             let accepted = rules.acceptsStatus(statusCode)
+            let head = Response(statusCode: statusCode, headers: headers, data: Data())
             let opener = state.withLock { state -> Opener? in
                 state.isStreaming = accepted
                 state.keptBytes = 0
                 guard accepted else { return nil }
+                if upgradesToWebSocket, state.connection == nil {
+                    state.acceptedHead = head
+                    return nil
+                }
                 defer { state.opener = nil }
                 return state.opener
             }
-            let head = Response(statusCode: statusCode, headers: headers, data: Data())
-            opener?(
-                .success(ResponseStream(response: head, task: task, buffer: buffer, maximumLineSize: maximumEventSize)))
+            if let opener { open(head, task: task, maximumEventSize: maximumEventSize, with: opener) }
             return .record(event)
         case .body(let chunk):
             let (streaming, kept, received) = state.withLock { state -> (Bool, Int, Int) in
@@ -113,7 +134,11 @@ final class StreamReceiver: Sendable {
             return .consumed
         case .completed(let error):
             transportTask[\.self] = nil
-            let (streaming, received) = state.withLock { ($0.isStreaming, $0.receivedBytes) }
+            let (streaming, received) = state.withLock { state in
+                // A rejected attempt's connection is not the next attempt's.
+                if !state.isStreaming { state.connection = nil }
+                return (state.isStreaming, state.receivedBytes)
+            }
             if streaming, error == nil { task.progress.receivedBody(received, isComplete: true) }
             return .record(event)
         case .uploadProgress, .metrics:

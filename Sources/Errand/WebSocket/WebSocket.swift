@@ -28,8 +28,16 @@ public final class WebSocket: AsyncSequence, Sendable {
         task = stream.task
         subprotocol = agreement.subprotocol
         isCompressed = agreement.compression != nil
+        let task = stream.task
+        var report: WebSocketSession.MessageReport?
+        if task.monitors.recordsWebSocketMessages {
+            report = { @Sendable message, isSent in
+                task.monitors.request(task, webSocketMessage: message, isSent: isSent)
+            }
+        }
         let session = WebSocketSession(
-            connection: connection, options: options, compression: agreement.compression, timer: timer)
+            connection: connection, options: options, compression: agreement.compression, timer: timer,
+            report: report)
         self.session = session
         task.cancels { Task { await session.close(.goingAway, reason: "") } }
         Task { await Self.read(stream, into: session, compression: agreement.compression) }

@@ -62,7 +62,8 @@ package struct WebSocketFrameDecoder: Sendable {
             )
         }
         guard (second & 0x80 != 0) == readsClientFrames else {
-            throw .protocolError(readsClientFrames ? "the client sent an unmasked frame" : "the server sent a masked frame")
+            throw .protocolError(
+                readsClientFrames ? "the client sent an unmasked frame" : "the server sent a masked frame")
         }
         var headerLength = 2
         var length = UInt64(second & 0x7F)

@@ -25,19 +25,24 @@ final class WebSocketSession: Sendable {
         var cancelKeepAlive: (@Sendable () -> Void)?
     }
 
+    /// Hears of each message sent (`true`) or received, in order: a HAR recording.
+    typealias MessageReport = @Sendable (WebSocketMessage, _ isSent: Bool) -> Void
+
     let connection: any WebSocketConnection
     let options: WebSocketOptions
     let inbox: WebSocketInbox
     private let timer: RetryTimer
+    private let report: MessageReport?
     private let state: Locked<State>
 
     init(
         connection: any WebSocketConnection, options: WebSocketOptions, compression: PerMessageDeflateParameters?,
-        timer: RetryTimer
+        timer: RetryTimer, report: MessageReport? = nil
     ) {
         self.connection = connection
         self.options = options
         self.timer = timer
+        self.report = report
         inbox = WebSocketInbox(limit: max(options.maximumMessageSize, 1))
         state = Locked(State(deflater: compression.flatMap(PerMessageDeflater.init)))
         scheduleKeepAlive()
@@ -65,10 +70,12 @@ final class WebSocketSession: Sendable {
                     frame.payload = compressed
                     frame.isCompressed = true
                 }
-                // Handed over under the lock: the order of the writes is the order of compression.
+                // Handed over under the lock: the order of the writes is the order of compression,
+                // and of the report.
                 connection.write(frame.encoded(maskingKey: .random(in: 0...UInt32.max))) {
                     continuation.resume(returning: $0)
                 }
+                report?(message, true)
                 return nil
             }
             if let refusal { continuation.resume(returning: refusal) }
@@ -245,7 +252,9 @@ final class WebSocketSession: Sendable {
     /// Acts on one event the reader assembled; returns once a message found room in the inbox.
     func handle(_ event: WebSocketMessageAssembler.Event) async {
         switch event {
-        case .message(let message): await inbox.put(message)
+        case .message(let message):
+            report?(message, false)
+            await inbox.put(message)
         case .ping(let payload): sendControl(.pong, payload)
         case .pong(let payload): pongArrived(payload)
         case .close(let code, let reason): peerClosed(code, reason: reason)

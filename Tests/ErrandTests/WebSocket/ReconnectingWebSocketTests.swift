@@ -117,7 +117,8 @@ struct ReconnectingWebSocketTests {
 
     @Test func aHandshakeRejectedForGoodEndsAtOnce() async {
         let agent = Self.agent([.reject(Response(statusCode: 401))])
-        let (seen, error) = await Self.run(ReconnectingWebSocket(Quotes(), agent: agent, backoff: Self.backoff(Locked([]))))
+        let (seen, error) = await Self.run(
+            ReconnectingWebSocket(Quotes(), agent: agent, backoff: Self.backoff(Locked([]))))
         #expect(seen.isEmpty && error == .statusCode(401))
     }
 

@@ -41,7 +41,9 @@ struct StubWebSocketTests {
     }
 
     @Test func thePeersCloseCodeAndDropReachTheConsumer() async throws {
-        let closing = Self.agent { _ in .accept { peer in peer.close(WebSocketCloseCode(rawValue: 4001), reason: "bye") } }
+        let closing = Self.agent { _ in
+            .accept { peer in peer.close(WebSocketCloseCode(rawValue: 4001), reason: "bye") }
+        }
         let closed = try await closing.webSocket(Feed())
         let (_, closeError) = await WebSocketTests.drain(closed)
         #expect(closeError == .webSocketClosed(code: WebSocketCloseCode(rawValue: 4001), reason: "bye"))

@@ -183,14 +183,16 @@ struct WebSocketTests {
     @Test func anHTTPBaseBecomesWSAndAWSURLIsUsedAsWritten() async throws {
         defer { fixture.server.stop() }
         let socket = try await agent.webSocket(Echo())
-        #expect(socket.task.transportRequest?.url.absoluteString == fixture.server.baseURL.replacingOccurrences(
-            of: "http://", with: "ws://") + "/ws/echo")
+        #expect(
+            socket.task.transportRequest?.url.absoluteString == fixture.server.baseURL.replacingOccurrences(
+                of: "http://", with: "ws://") + "/ws/echo")
         await socket.close()
 
         struct Absolute: BaseRequest {
             let url: String
         }
-        let written = fixture.server.baseURL.replacingOccurrences(of: "http://", with: "ws://") + "/ws/echo?send=1&close=1000"
+        let written =
+            fixture.server.baseURL.replacingOccurrences(of: "http://", with: "ws://") + "/ws/echo?send=1&close=1000"
         let direct = try await agent.webSocket(Absolute(url: written))
         #expect(direct.task.transportRequest?.url.absoluteString == written)
         let (messages, error) = await Self.drain(direct)
