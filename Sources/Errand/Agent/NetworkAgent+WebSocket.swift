@@ -15,12 +15,7 @@ extension NetworkAgent {
         let stream = try await stream(request, headers: fields, upgradesToWebSocket: true)
         guard let connection = stream.task.stream?.connection else {
             stream.cancel()
-            throw .transport(
-                URLError(
-                    .unsupportedURL,
-                    userInfo: [
-                        NSLocalizedDescriptionKey: "the agent's transport cannot open WebSockets; CurlTransport can"
-                    ]))
+            throw WebSocketHandshake.unsupported(by: "the agent's transport")
         }
         let agreement: WebSocketHandshake.Agreement
         do {

@@ -80,13 +80,7 @@ public struct StubTransport: Transport {
         let connection = StubSocketConnection(peer: peer)
         let answer = Result { () throws(ErrandError) -> WebSocketAnswer in
             guard let webSocket else {
-                throw .transport(
-                    URLError(
-                        .unsupportedURL,
-                        userInfo: [
-                            NSLocalizedDescriptionKey:
-                                "this StubTransport opens no WebSockets: make it with init(latency:respond:webSocket:)"
-                        ]))
+                throw WebSocketHandshake.unsupported(by: "a StubTransport made without init(latency:respond:webSocket:)")
             }
             return try webSocket(request)
         }

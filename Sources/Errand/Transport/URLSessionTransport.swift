@@ -122,6 +122,10 @@ public final class URLSessionTransport: Transport {
                 return curl.send(request, events: events)
             }
         #endif
+        if request.upgradesToWebSocket {
+            control.async { events(.completed(WebSocketHandshake.unsupported(by: "URLSessionTransport"))) }
+            return SessionTask(control: control, router: router)
+        }
         let handle = SessionTask(control: control, router: router)
         let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + $0 }
         start(

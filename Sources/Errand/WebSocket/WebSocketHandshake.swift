@@ -45,6 +45,14 @@ struct WebSocketHandshake: Sendable {
         return fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// How a handshake fails on a transport that cannot open WebSockets, naming the one that can.
+    static func unsupported(by transport: String) -> ErrandError {
+        .transport(
+            URLError(
+                .unsupportedURL,
+                userInfo: [NSLocalizedDescriptionKey: "\(transport) cannot open WebSockets here; CurlTransport can"]))
+    }
+
     /// The `Sec-WebSocket-Accept` a server must answer `key` with.
     static func acceptValue(for key: String) -> String {
         Data(SHA1.digest(Array((key + keyGUID).utf8))).base64EncodedString()

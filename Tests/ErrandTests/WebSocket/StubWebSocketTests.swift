@@ -82,6 +82,29 @@ struct StubWebSocketTests {
         #expect(socket.subprotocol == "v2")
     }
 
+    /// The snippet of the DocC article "WebSockets", section "Testing with the stub".
+    @Test func theArticlesStubSnippetBehavesAsItSays() async throws {
+        let agent = NetworkAgent(
+            transport: StubTransport(webSocket: { request in
+                guard request.headers["Authorization"] != nil else { return .reject(Response(statusCode: 401)) }
+                return .accept { peer in
+                    for await message in peer.messages {
+                        peer.send(message)
+                        peer.close(WebSocketCloseCode(rawValue: 4000), reason: "once is enough")
+                    }
+                }
+            }))
+        struct Signed: BaseRequest {
+            var url: String { "wss://chat.example.com/general" }
+            var headers: [String: String] { ["Authorization": "Bearer t"] }
+        }
+        let socket = try await agent.webSocket(Signed())
+        try await socket.send("hi")
+        let (messages, error) = await WebSocketTests.drain(socket)
+        #expect(messages == [.text("hi")])
+        #expect(error == .webSocketClosed(code: WebSocketCloseCode(rawValue: 4000), reason: "once is enough"))
+    }
+
     @Test func aStubWithoutAWebSocketResponderSaysHowToMakeOne() async throws {
         let config = NetworkConfig()
         config.baseUrl = "https://api.example.com"

@@ -180,6 +180,19 @@ struct WebSocketTests {
         #expect(socket.closeCode == .normalClosure || socket.closeCode == .goingAway)
     }
 
+    #if canImport(FoundationNetworking)
+        @Test func urlSessionTransportOpensThemThroughItsOwnCurlTransport() async throws {
+            defer { fixture.server.stop() }
+            let agent = fixture.makeAgent(transport: URLSessionTransport())
+            let socket = try await agent.webSocket(Echo())
+            try await socket.send("over libcurl")
+            var messages = socket.makeAsyncIterator()
+            #expect(try await messages.next() == .text("over libcurl"))
+            await socket.close()
+            #expect(try await messages.next() == nil)
+        }
+    #endif
+
     @Test func anHTTPBaseBecomesWSAndAWSURLIsUsedAsWritten() async throws {
         defer { fixture.server.stop() }
         let socket = try await agent.webSocket(Echo())
