@@ -35,6 +35,10 @@ import Foundation
 /// Apple platforms an explicit proxy without credentials too. Any other option, and `http+unix`
 /// URLs, fail each request with an error that names them; ``CurlTransport`` honours them all.
 ///
+/// On Linux a WebSocket's handshake goes through that ``CurlTransport`` as well, which honours
+/// every connection option for it; on Apple platforms this transport opens no WebSockets yet,
+/// and the handshake fails with an error naming ``CurlTransport``.
+///
 /// Releasing the transport invalidates its session once the requests in flight have finished.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
@@ -112,6 +116,12 @@ public final class URLSessionTransport: Transport {
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
+        #if canImport(FoundationNetworking)
+            // libcurl opens it, honouring every connection option the session cannot.
+            if request.upgradesToWebSocket, let curl = transportForStream(request) {
+                return curl.send(request, events: events)
+            }
+        #endif
         if let refusal = connectionRefusal ?? SessionConnectionOptions.refusal(of: request.url) {
             request.bodyStream?.discard()
             control.async { events(.completed(refusal)) }
