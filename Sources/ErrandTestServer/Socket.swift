@@ -110,6 +110,11 @@ enum Socket {
         }
     }
 
+    /// One send(2) of up to `count` bytes: how many went, or -1 with `errno` set.
+    static func sendOnce(_ fd: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+        send(fd, bytes, count, sendFlags)
+    }
+
     /// Writes all of `data`; `false` when the peer is gone.
     static func sendAll(_ fd: Int32, _ data: Data) -> Bool {
         data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in

@@ -166,6 +166,13 @@ public final class TestServer: Sendable {
         state.pipeline.revokeRefreshTokens()
     }
 
+    /// How the last `/ws/echo?flood=…` went, once it knows: the bytes it had sent when the
+    /// client first stopped reading (its writes blocked for a second), or `nil` when it sent the
+    /// whole flood without ever blocking.
+    public func webSocketFloodBlocked() async -> Int? {
+        await state.webSocketFlood.wait()
+    }
+
     /// How many requests `/flaky/{key}` has received for `key`, failed ones included.
     public func flakyCallCount(key: String) -> Int {
         state.pipeline.flakyCallCount(key: key)

@@ -1,6 +1,12 @@
 import Errand
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The server's side of an open WebSocket: reads the client's masked frames and answers as its
 /// ``Script`` says. Checks what a server must (frames masked, control frames short and whole)
 /// and closes with 1002 otherwise.
@@ -14,6 +20,18 @@ struct WebSocketPeer {
         var answersPings = true
         /// Whether permessage-deflate was agreed: messages are compressed both ways.
         var compresses = false
+        /// Sends a masked frame first, which a server must never do.
+        var sendsMaskedFrame = false
+        /// Sends one binary message of this many bytes (``pattern(_:)``), written 4 KiB at a time.
+        var trickledSize: Int?
+        /// Sends this many binary messages of `size` bytes as fast as the client takes them,
+        /// noting in ``WebSocketFloodState`` when the client first stopped taking more.
+        var flood: (count: Int, size: Int)?
+    }
+
+    /// The bytes of a trickled or flooded message of `size` bytes.
+    static func pattern(_ size: Int) -> Data {
+        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
     }
 
     let connection: RawConnection
@@ -40,6 +58,23 @@ struct WebSocketPeer {
     mutating func run() {
         for number in 0..<script.greetings {
             guard send(opcode: 0x1, Array("message \(number + 1)".utf8)) else { return }
+        }
+        if script.sendsMaskedFrame {
+            // FIN, text, masked, 6 bytes, a zero key: "masked" readable as it is.
+            guard connection.write(Data([0x81, 0x86, 0, 0, 0, 0] + Array("masked".utf8))) else { return }
+        }
+        if let size = script.trickledSize {
+            let payload = Self.pattern(size)
+            guard connection.write(Self.header(opcode: 0x2, length: size)) else { return }
+            for start in stride(from: 0, to: size, by: 4096) {
+                guard connection.write(payload[start..<min(start + 4096, size)]) else { return }
+            }
+        }
+        if let (count, size) = script.flood {
+            guard flood(count: count, frame: Self.header(opcode: 0x2, length: size) + Self.pattern(size)) else {
+                return
+            }
+            guard send(opcode: 0x1, Array("flood done".utf8)) else { return }
         }
         if let code = script.closeCode {
             guard send(opcode: 0x8, Self.closePayload(code, script.closeReason)) else { return }
@@ -79,6 +114,53 @@ struct WebSocketPeer {
         }
     }
 
+    /// Sends `frame` `count` times; the first write that waits a second for the client notes how
+    /// many bytes went before it. `false` once the client is gone.
+    private func flood(count: Int, frame: Data) -> Bool {
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(
+            connection.descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        defer {
+            var none = timeval(tv_sec: 0, tv_usec: 0)
+            setsockopt(connection.descriptor, SOL_SOCKET, SO_SNDTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
+        }
+        var sent = 0
+        var hasBlocked = false
+        for _ in 0..<count {
+            let delivered = frame.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+                guard let base = bytes.baseAddress else { return true }
+                var offset = 0
+                while offset < bytes.count, !connection.server.isStopped {
+                    let written = Socket.sendOnce(connection.descriptor, base + offset, bytes.count - offset)
+                    if written > 0 {
+                        offset += written
+                        sent += written
+                    } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                        if !hasBlocked { connection.server.webSocketFlood.note(blockedAfter: sent) }
+                        hasBlocked = true
+                    } else if errno != EINTR {
+                        return false
+                    }
+                }
+                return offset == bytes.count
+            }
+            guard delivered else { return false }
+        }
+        if !hasBlocked { connection.server.webSocketFlood.note(blockedAfter: nil) }
+        return true
+    }
+
+    /// An unmasked, final frame's header for a payload of `length` bytes.
+    private static func header(opcode: UInt8, length: Int) -> Data {
+        var header: [UInt8] = [0x80 | opcode]
+        switch length {
+        case ..<126: header.append(UInt8(length))
+        case ...0xFFFF: header += [126, UInt8(length >> 8), UInt8(length & 0xFF)]
+        default: header += [127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: length >> ($0 * 8)) }
+        }
+        return Data(header)
+    }
+
     private func protocolError() {
         _ = send(opcode: 0x8, Self.closePayload(1002, "protocol error"))
     }
@@ -95,13 +177,10 @@ struct WebSocketPeer {
             payload = Array(compressed)
             first |= 0x40
         }
-        var frame: [UInt8] = [first]
-        switch payload.count {
-        case ..<126: frame.append(UInt8(payload.count))
-        case ...0xFFFF: frame += [126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
-        default: frame += [127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: payload.count >> ($0 * 8)) }
-        }
-        return connection.write(Data(frame + payload))
+        var frame = Self.header(opcode: opcode, length: payload.count)
+        frame[frame.startIndex] = first
+        frame.append(contentsOf: payload)
+        return connection.write(frame)
     }
 
     /// The next frame, unmasked; `nil` when the client went away or broke a rule a server checks.

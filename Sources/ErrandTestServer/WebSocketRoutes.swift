@@ -8,6 +8,11 @@ import Foundation
 ///   - `close=CODE&reason=TEXT`: closes with CODE as soon as the socket is open;
 ///   - `drop=1`: drops the connection, without a close frame, after the first message;
 ///   - `pongs=0`: never answers a ping;
+///   - `masked=1`: sends a masked text frame, which a server must never do;
+///   - `trickle=N`: sends one binary message of N bytes, written 4 KiB at a time;
+///   - `flood=N&size=S`: sends N binary messages of S bytes (default 65536) as fast as the client
+///     takes them, then `flood done`; ``TestServer/webSocketFloodBlocked()`` says whether and
+///     when the client made it wait;
 ///   - `status=CODE`: answers the handshake with CODE and a small text body instead of 101;
 ///   - `auth=1`: answers 401, as `/auth/protected` does, unless the handshake carries a valid
 ///     `Authorization: Bearer` access token;
@@ -54,7 +59,12 @@ enum WebSocketRoutes {
             closeCode: (context.queryInteger("close", in: 0...65535) ?? nil).map { UInt16($0) },
             closeReason: context.query("reason") ?? "",
             dropsAfterFirstMessage: context.query("drop") == "1",
-            answersPings: context.query("pongs") != "0", compresses: compresses)
+            answersPings: context.query("pongs") != "0", compresses: compresses,
+            sendsMaskedFrame: context.query("masked") == "1",
+            trickledSize: context.queryInteger("trickle", in: 0...(1 << 30)) ?? nil,
+            flood: (context.queryInteger("flood", in: 0...1_000_000) ?? nil).map {
+                ($0, (context.queryInteger("size", in: 0...(16 << 20)) ?? nil) ?? 65536)
+            })
         let wire = head.joined(separator: "\r\n") + "\r\n\r\n"
         return .raw { connection in
             guard connection.write(wire) else { return .close }
