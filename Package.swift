@@ -47,6 +47,9 @@ let package = Package(
             name: "StreamingChat", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/StreamingChat",
             exclude: ["README.md"]),
         .executableTarget(
+            name: "LiveFeed", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/LiveFeed",
+            exclude: ["README.md"]),
+        .executableTarget(
             name: "RecordAndReplay", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/RecordAndReplay",
             exclude: ["README.md"]),
         // h2-server.sh starts the local HTTP/2 server the connection benchmarks run against.

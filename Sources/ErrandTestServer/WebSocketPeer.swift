@@ -82,36 +82,48 @@ struct WebSocketPeer {
             while let frame = readFrame(), frame.opcode != 0x8 {}
             return
         }
+        while let message = nextMessage() {
+            if script.dropsAfterFirstMessage { return }
+            guard send(opcode: message.opcode, message.payload) else { return }
+        }
+    }
+
+    /// The client's next whole message, decompressed, its opcode 1 (text) or 2 (binary). Pings
+    /// are answered on the way (unless the script says not to) and a close frame with one of
+    /// the same code; `nil` then, once the client is gone, or after a violation, answered 1002.
+    mutating func nextMessage() -> (opcode: UInt8, payload: [UInt8])? {
         var message: (opcode: UInt8, isCompressed: Bool, payload: [UInt8])?
         while let frame = readFrame() {
             switch frame.opcode {
             case 0x8:
                 _ = send(opcode: 0x8, Array(frame.payload.prefix(2)))
-                return
+                return nil
             case 0x9:
-                if script.answersPings, !send(opcode: 0xA, frame.payload) { return }
+                if script.answersPings, !send(opcode: 0xA, frame.payload) { return nil }
             case 0xA:
                 continue
             case 0x0:
-                guard message != nil else { return protocolError() }
+                guard message != nil else {
+                    protocolError()
+                    return nil
+                }
                 message?.payload += frame.payload
             default:
-                guard message == nil else { return protocolError() }
+                guard message == nil else {
+                    protocolError()
+                    return nil
+                }
                 message = (frame.opcode, frame.isCompressed, frame.payload)
             }
-            if frame.isFinal, frame.opcode < 0x8, let whole = message {
-                message = nil
-                if script.dropsAfterFirstMessage { return }
-                var payload = whole.payload
-                if whole.isCompressed {
-                    guard let inflated = try? inflater?.inflate(Data(payload), limit: 64 << 20) else {
-                        return protocolError()
-                    }
-                    payload = Array(inflated)
-                }
-                guard send(opcode: whole.opcode, payload) else { return }
+            guard frame.isFinal, frame.opcode < 0x8, let whole = message else { continue }
+            guard whole.isCompressed else { return (whole.opcode, whole.payload) }
+            guard let inflated = try? inflater?.inflate(Data(whole.payload), limit: 64 << 20) else {
+                protocolError()
+                return nil
             }
+            return (whole.opcode, Array(inflated))
         }
+        return nil
     }
 
     /// Sends `frame` `count` times; the first write that waits a second for the client notes how

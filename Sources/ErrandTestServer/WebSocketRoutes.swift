@@ -21,8 +21,57 @@ import Foundation
 ///   - `protocol=NAME` / `extensions=VALUE` / `accept=VALUE`: these header fields of the 101 as
 ///     given, to answer with what the client did not offer; by default the first subprotocol
 ///     offered is chosen and no extension.
+///
+/// - `GET /ws/quotes?count=N&drop_at=K&interval_ms=I`: a live quote feed. After the client's
+///   `{"subscribe":["AAPL",…],"after":S}` it sends `{"seq":n,"symbol":…,"price":…}` for n = S+1 … N
+///   (default 12), one every I ms (default 20), cycling through the symbols; a connection that
+///   starts before quote K drops, without a close frame, once quote K went out; after quote N it
+///   closes with 1000 "feed over". Nothing is compressed.
 enum WebSocketRoutes {
-    static let all: [Route] = [Route(["GET"], "/ws/echo", handler: echo)]
+    static let all: [Route] = [
+        Route(["GET"], "/ws/echo", handler: echo), Route(["GET"], "/ws/quotes", handler: quotes),
+    ]
+
+    /// What the feed's client sends first.
+    private struct Subscription: Decodable {
+        let subscribe: [String]
+        let after: Int?
+    }
+
+    private static func quotes(_ context: RouteContext) -> HTTPResponse {
+        guard let key = context.request.headers.first("Sec-WebSocket-Key") else {
+            return .text("a WebSocket handshake needs a Sec-WebSocket-Key\n", status: 400)
+        }
+        let count = (context.queryInteger("count", in: 0...1_000_000) ?? nil) ?? 12
+        let dropAt = context.queryInteger("drop_at", in: 1...1_000_000) ?? nil
+        let interval = Double((context.queryInteger("interval_ms", in: 0...60_000) ?? nil) ?? 20) / 1000
+        let wire =
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: \(WebSocketPeer.acceptValue(for: key))\r\n\r\n"
+        return .raw { connection in
+            guard connection.write(wire) else { return .close }
+            var peer = WebSocketPeer(connection: connection, script: WebSocketPeer.Script())
+            guard let first = peer.nextMessage(),
+                let subscription = try? JSONDecoder().decode(Subscription.self, from: Data(first.payload)),
+                !subscription.subscribe.isEmpty
+            else {
+                _ = peer.send(opcode: 0x8, WebSocketPeer.closePayload(1008, "subscribe first"))
+                return .close
+            }
+            let start = subscription.after ?? 0
+            for sequence in stride(from: start + 1, through: count, by: 1) {
+                let symbol = subscription.subscribe[sequence % subscription.subscribe.count]
+                let price = 100 + Double((sequence * 37 + symbol.utf8.count * 11) % 200) / 10
+                let quote = #"{"seq":\#(sequence),"symbol":"\#(symbol)","price":\#(price)}"#
+                guard peer.send(opcode: 0x1, Array(quote.utf8)) else { return .close }
+                if let dropAt, start < dropAt, sequence == dropAt { return .reset }
+                connection.sleep(seconds: interval)
+            }
+            guard peer.send(opcode: 0x8, WebSocketPeer.closePayload(1000, "feed over")) else { return .close }
+            while peer.nextMessage() != nil {}
+            return .close
+        }
+    }
 
     private static func echo(_ context: RouteContext) -> HTTPResponse {
         let request = context.request

@@ -79,7 +79,8 @@ final class CurlSocket {
         self.easy = easy
         self.resolveList = resolveList
         mailbox = opening.mailbox
-        url = opening.request.url
+        // Errors name the address the app asked for, not the one libcurl was given.
+        url = WebSocketURL.webSocket(opening.request.url)
         handshakeDeadline = opening.handshakeDeadline
         writes = [Write(bytes: opening.head) { _ in }]
     }
