@@ -13,9 +13,10 @@ struct Plan: Sendable {
 
     /// Every benchmark name, in the order they run.
     static let allNames =
-        OverheadBenchmarks.names + MonitorBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names + ComposeBenchmarks.names
+        OverheadBenchmarks.names + MonitorBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names
+        + ComposeBenchmarks.names
         + HandOffBenchmarks.names + LoopbackBenchmarks.names + ConnectionBenchmarks.names
-        + TransferBenchmarks.names + StreamBenchmarks.names
+        + TransferBenchmarks.names + StreamBenchmarks.names + WebSocketBenchmarks.names
 
     var only: [String] = []
     var iterations: Int?

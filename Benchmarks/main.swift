@@ -49,6 +49,7 @@ var results: [Measurement] = []
 var transfers: [FreshProcess.Result] = []
 var streams = StreamBenchmarks.Report()
 var connections = ConnectionBenchmarks.Report()
+var sockets = WebSocketBenchmarks.Report()
 do {
     results += try await OverheadBenchmarks.run(plan, progress: progress)
     results += try await MonitorBenchmarks.run(plan, progress: progress)
@@ -60,6 +61,8 @@ do {
     connections = try await ConnectionBenchmarks.run(plan, progress: progress)
     transfers = try await TransferBenchmarks.run(plan, progress: progress)
     streams = try await StreamBenchmarks.run(plan, progress: progress)
+    sockets = try await WebSocketBenchmarks.run(plan, progress: progress)
+    results += sockets.measurements
 } catch {
     fail("benchmark failed: \(error)", status: 1)
 }
@@ -115,6 +118,12 @@ if !connections.rows.isEmpty || connections.skipped != nil {
 if !streams.latencies.isEmpty || !streams.rates.isEmpty {
     print()
     print(StreamBenchmarks.tables(streams))
+}
+if let perSocket = sockets.idleBytesPerSocket {
+    print()
+    print(
+        "  \(WebSocketBenchmarks.idleMemory): \(String(format: "%.1f KiB", perSocket / 1024)) resident per open, "
+            + "idle socket (\(WebSocketBenchmarks.socketCount) sockets, compression agreed)")
 }
 // A slow stream consumer's peak memory is measured as a transfer's is.
 transfers += streams.memory

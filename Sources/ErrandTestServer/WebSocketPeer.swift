@@ -27,6 +27,8 @@ struct WebSocketPeer {
         /// Sends this many binary messages of `size` bytes as fast as the client takes them,
         /// noting in ``WebSocketFloodState`` when the client first stopped taking more.
         var flood: (count: Int, size: Int)?
+        /// Sends `count` text messages of 64 bytes, `milliseconds` apart, before echoing.
+        var ticks: (count: Int, milliseconds: Int)?
     }
 
     /// The bytes of a trickled or flooded message of `size` bytes.
@@ -70,10 +72,15 @@ struct WebSocketPeer {
                 guard connection.write(payload[start..<min(start + 4096, size)]) else { return }
             }
         }
-        if let (count, size) = script.flood {
-            guard flood(count: count, frame: Self.header(opcode: 0x2, length: size) + Self.pattern(size)) else {
-                return
+        if let (count, milliseconds) = script.ticks {
+            for number in 0..<count {
+                let text = "tick \(number + 1)".padding(toLength: 64, withPad: ".", startingAt: 0)
+                guard send(opcode: 0x1, Array(text.utf8)) else { return }
+                connection.sleep(seconds: Double(milliseconds) / 1000)
             }
+        }
+        if let (count, size) = script.flood {
+            guard flood(count: count, frame: floodFrame(size: size)) else { return }
             guard send(opcode: 0x1, Array("flood done".utf8)) else { return }
         }
         if let code = script.closeCode {
@@ -160,6 +167,19 @@ struct WebSocketPeer {
         }
         if !hasBlocked { connection.server.webSocketFlood.note(blockedAfter: nil) }
         return true
+    }
+
+    /// A flooded message as sent each time: compressed when that was agreed, then with the server
+    /// taking no context over (the route says so in the handshake), so the same bytes serve each.
+    private func floodFrame(size: Int) -> Data {
+        var parameters = PerMessageDeflateParameters()
+        parameters.clientNoContextTakeover = true
+        guard script.compresses, let compressed = PerMessageDeflater(parameters)?.deflate(Self.pattern(size)) else {
+            return Self.header(opcode: 0x2, length: size) + Self.pattern(size)
+        }
+        var frame = Self.header(opcode: 0x2, length: compressed.count)
+        frame[frame.startIndex] |= 0x40
+        return frame + compressed
     }
 
     /// An unmasked, final frame's header for a payload of `length` bytes.

@@ -12,7 +12,9 @@ import Foundation
 ///   - `trickle=N`: sends one binary message of N bytes, written 4 KiB at a time;
 ///   - `flood=N&size=S`: sends N binary messages of S bytes (default 65536) as fast as the client
 ///     takes them, then `flood done`; ``TestServer/webSocketFloodBlocked()`` says whether and
-///     when the client made it wait;
+///     when the client made it wait; compressed when deflate was agreed, which the handshake then
+///     agrees with `server_no_context_takeover`;
+///   - `ticks=N&tick_ms=M`: sends N text messages of 64 bytes, M ms apart (default 100), then echoes;
 ///   - `status=CODE`: answers the handshake with CODE and a small text body instead of 101;
 ///   - `auth=1`: answers 401, as `/auth/protected` does, unless the handshake carries a valid
 ///     `Authorization: Bearer` access token;
@@ -100,7 +102,8 @@ enum WebSocketRoutes {
         }
         let offersDeflate = request.headers.first("Sec-WebSocket-Extensions")?.contains("permessage-deflate") == true
         let compresses = offersDeflate && context.query("deflate") != "0" && context.query("extensions") == nil
-        if let extensions = context.query("extensions") ?? (compresses ? "permessage-deflate" : nil) {
+        let deflate = context.query("flood") == nil ? "permessage-deflate" : "permessage-deflate; server_no_context_takeover"
+        if let extensions = context.query("extensions") ?? (compresses ? deflate : nil) {
             head.append("Sec-WebSocket-Extensions: \(extensions)")
         }
         let script = WebSocketPeer.Script(
@@ -111,8 +114,11 @@ enum WebSocketRoutes {
             answersPings: context.query("pongs") != "0", compresses: compresses,
             sendsMaskedFrame: context.query("masked") == "1",
             trickledSize: context.queryInteger("trickle", in: 0...(1 << 30)) ?? nil,
-            flood: (context.queryInteger("flood", in: 0...1_000_000) ?? nil).map {
+            flood: (context.queryInteger("flood", in: 0...100_000_000) ?? nil).map {
                 ($0, (context.queryInteger("size", in: 0...(16 << 20)) ?? nil) ?? 65536)
+            },
+            ticks: (context.queryInteger("ticks", in: 0...1_000_000) ?? nil).map {
+                ($0, (context.queryInteger("tick_ms", in: 0...60_000) ?? nil) ?? 100)
             })
         let wire = head.joined(separator: "\r\n") + "\r\n\r\n"
         return .raw { connection in

@@ -223,6 +223,25 @@ struct WebSocketTests {
         #expect(throws: ErrandError.cancelled) { try outcome.get() }
     }
 
+    @Test func openSocketsTakeNoneOfTheirHostsConnectionPlaces() async throws {
+        defer { fixture.server.stop() }
+        struct Quick: BaseRequest {
+            var url: String
+            var timeoutInterval: TimeInterval { 10 }
+        }
+        // Twice the transport's six connections per host, then a request to the same host.
+        var sockets: [WebSocket] = []
+        for _ in 0..<12 { sockets.append(try await agent.webSocket(Quick(url: "/ws/echo"))) }
+        let plain = try await agent.response(Quick(url: "/get"))
+        #expect(plain.statusCode == 200)
+        for (index, socket) in sockets.enumerated() {
+            try await socket.send("socket \(index)")
+            var messages = socket.makeAsyncIterator()
+            #expect(try await messages.next() == .text("socket \(index)"))
+            await socket.close()
+        }
+    }
+
     @Test func aSocketIsConsumedOnce() async throws {
         defer { fixture.server.stop() }
         let socket = try await agent.webSocket(Echo(query: "?send=2"))

@@ -265,13 +265,23 @@ final class CurlLoop {
             opening.mailbox.close(with: error, batch: drains)
             return
         }
+        setHostConnectionLimit(openSockets: sockets.count + 1)
         guard add(easy, for: opening.request.url, opening.mailbox) else {
+            setHostConnectionLimit(openSockets: sockets.count)
             resolveList.map(errand_curl_slist_free_all)
             return
         }
         let socket = CurlSocket(opening, easy: easy, resolveList: resolveList)
         sockets[socket.id] = socket
         socketsByHandle[easy] = socket
+    }
+
+    /// A socket's connection stays in the multi handle, where libcurl counts it against the
+    /// per-host limit: the limit grows by the sockets open, so that they never hold up requests
+    /// to their host, nor a 7th socket wait forever for a place.
+    private func setHostConnectionLimit(openSockets: Int) {
+        _ = errand_curl_multi_setopt_long(
+            multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, connection.maximumConnectionsPerHost + openSockets)
     }
 
     /// The connection settings of a request, on a connection of its own that libcurl only opens:
@@ -318,6 +328,7 @@ final class CurlLoop {
         _ = errand_curl_multi_remove_handle(multi, socket.easy)
         sockets[socket.id] = nil
         socketsByHandle[socket.easy] = nil
+        setHostConnectionLimit(openSockets: sockets.count)
         recycle(socket.easy)
         socket.resolveList.map(errand_curl_slist_free_all)
     }
