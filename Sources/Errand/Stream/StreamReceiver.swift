@@ -20,6 +20,8 @@ final class StreamReceiver: Sendable {
         /// A WebSocket's accepted head that came before its transport task was attached: the
         /// stream opens at the attach, so that it never opens without its connection.
         var acceptedHead: Response?
+        /// Whether the current attempt's transport task was attached.
+        var isAttached = false
     }
 
     /// The most bytes of a rejected response's body the task keeps, for the caller to read why.
@@ -82,6 +84,7 @@ final class StreamReceiver: Sendable {
         guard upgradesToWebSocket else { return }
         let (opener, head) = state.withLock { state -> (Opener?, Response?) in
             state.connection = transportTask as? any WebSocketConnection
+            state.isAttached = true
             guard let head = state.acceptedHead else { return (nil, nil) }
             state.acceptedHead = nil
             defer { state.opener = nil }
@@ -107,7 +110,7 @@ final class StreamReceiver: Sendable {
                 state.isStreaming = accepted
                 state.keptBytes = 0
                 guard accepted else { return nil }
-                if upgradesToWebSocket, state.connection == nil {
+                if upgradesToWebSocket, !state.isAttached {
                     state.acceptedHead = head
                     return nil
                 }
@@ -135,8 +138,8 @@ final class StreamReceiver: Sendable {
         case .completed(let error):
             transportTask[\.self] = nil
             let (streaming, received) = state.withLock { state in
-                // A rejected attempt's connection is not the next attempt's.
-                if !state.isStreaming { state.connection = nil }
+                // A rejected attempt's transport task is not the next attempt's.
+                if !state.isStreaming { (state.connection, state.isAttached) = (nil, false) }
                 return (state.isStreaming, state.receivedBytes)
             }
             if streaming, error == nil { task.progress.receivedBody(received, isComplete: true) }

@@ -105,6 +105,35 @@ struct StubWebSocketTests {
         #expect(error == .webSocketClosed(code: WebSocketCloseCode(rawValue: 4000), reason: "once is enough"))
     }
 
+    /// A transport of the app's that answers the upgrade with a `101` but hands over no connection.
+    struct Answers101: Transport {
+        struct Task: TransportTask {
+            func cancel() {}
+        }
+
+        func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
+            -> any TransportTask
+        {
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.01) {
+                events(.responseHead(statusCode: 101, headers: ["Upgrade": "websocket", "Connection": "Upgrade"]))
+                events(.completed(nil))
+            }
+            return Task()
+        }
+    }
+
+    @Test func aTransportThatAnswers101WithoutAConnectionFailsTheHandshakeNamingCurlTransport() async throws {
+        let config = NetworkConfig()
+        config.baseUrl = "https://api.example.com"
+        let agent = NetworkAgent(config: config, transport: Answers101())
+        do {
+            _ = try await agent.webSocket(Feed())
+            Issue.record("the handshake succeeded")
+        } catch {
+            #expect("\(error)".contains("CurlTransport"))
+        }
+    }
+
     @Test func aStubWithoutAWebSocketResponderSaysHowToMakeOne() async throws {
         let config = NetworkConfig()
         config.baseUrl = "https://api.example.com"
