@@ -98,6 +98,8 @@ struct WebSocketFaultTests {
         let (agent, curl) = agent(kind)
         var options = WebSocketOptions()
         options.maximumMessageSize = 1 << 20
+        // Uncompressed, so that 64 MiB of messages are 64 MiB on the wire.
+        options.compression = false
         let count = 1024
         let socket = try await agent.webSocket(Echo(query: "?flood=\(count)&size=65536"), options: options)
         // 64 MiB offered; nothing read until the server says it had to wait.
