@@ -5,8 +5,9 @@ import Foundation
 /// each payload is a raw deflate stream cut at a sync flush, continuing the last message's
 /// window unless the server agreed to `server_no_context_takeover`.
 ///
-/// zlib's stream is made at the first compressed message, and without context takeover freed
-/// after each: a socket that receives nothing compressed holds none.
+/// zlib's stream is made at the first compressed message and kept (without context takeover,
+/// reset after each): a socket that receives nothing compressed holds none, and one that does
+/// pays for the stream once.
 package final class PerMessageInflater {
     private var stream: UnsafeMutableRawPointer?
     private let resetsAfterEachMessage: Bool
@@ -73,7 +74,7 @@ package final class PerMessageInflater {
             if offset == input.count, produced < chunk.count { break }
             if consumed == 0, produced == 0 { break }
         }
-        if endedStream || resetsAfterEachMessage { release() }
+        if endedStream || resetsAfterEachMessage { _ = errand_inflater_reset(stream) }
         return output
     }
 }
