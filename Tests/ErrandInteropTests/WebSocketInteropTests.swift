@@ -128,11 +128,12 @@ struct WebSocketInteropTests {
         #expect(error == .webSocketClosed(code: WebSocketCloseCode(rawValue: 4001), reason: "bye"))
         #expect(closed.closeCode == WebSocketCloseCode(rawValue: 4001) && closed.closeReason == "bye")
 
-        let socket = try await agent().webSocket(Socket(url: base + "/echo"))
+        let id = UUID().uuidString
+        let socket = try await agent().webSocket(Socket(url: base + "/echo?id=\(id)"))
         await socket.close(WebSocketCloseCode(rawValue: 4002), reason: "done here")
         #expect(socket.closeCode == WebSocketCloseCode(rawValue: 4002), "the server echoes the client's code")
         let lastClose = try await NetworkAgent(config: NetworkConfig()).response(
-            Socket(url: base.replacingOccurrences(of: "ws:", with: "http:") + "/last-close"))
+            Socket(url: base.replacingOccurrences(of: "ws:", with: "http:") + "/last-close?id=\(id)"))
         #expect(lastClose.string == "4002 done here")
     }
 

@@ -36,8 +36,10 @@ import Foundation
 /// URLs, fail each request with an error that names them; ``CurlTransport`` honours them all.
 ///
 /// On Linux a WebSocket's handshake goes through that ``CurlTransport`` as well, which honours
-/// every connection option for it; on Apple platforms this transport opens no WebSockets yet,
-/// and the handshake fails with an error naming ``CurlTransport``.
+/// every connection option for it. On Apple platforms the session opens it as a
+/// `URLSessionWebSocketTask`, which never offers permessage-deflate (nothing is compressed)
+/// and keeps no body of a refused handshake; ``WebSocketOptions/maximumMessageSize`` applies
+/// up to 64 MiB, URLSession's own limit as this transport sets it.
 ///
 /// Releasing the transport invalidates its session once the requests in flight have finished.
 public final class URLSessionTransport: Transport {
@@ -133,8 +135,14 @@ public final class URLSessionTransport: Transport {
             }
         #endif
         if request.upgradesToWebSocket {
-            control.async { events(.completed(WebSocketHandshake.unsupported(by: "URLSessionTransport"))) }
-            return SessionTask(control: control, router: router)
+            #if canImport(FoundationNetworking)
+                // FoundationNetworking's libcurl has no WebSocket support, and libcurl itself did not load.
+                control.async { events(.completed(WebSocketHandshake.unsupported(by: "URLSessionTransport"))) }
+                return SessionTask(control: control, router: router)
+            #else
+                let task = session.webSocketTask(with: SessionWebSocketConnection.urlRequest(for: request))
+                return SessionWebSocketConnection(task: task, request: request, events: events)
+            #endif
         }
         let handle = SessionTask(control: control, router: router)
         let deadline = request.timeoutIntervalForResource.map { DispatchTime.now() + $0 }

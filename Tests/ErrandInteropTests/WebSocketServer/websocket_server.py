@@ -13,7 +13,8 @@ Paths (query parameters after `?`):
                             agreed, the Authorization header; then closes with 1000
   /fragmented               sends a text message in three fragments and a binary one in two, then closes with 1000
   /close?code=N&reason=R    closes with code N and reason R
-  /last-close (plain HTTP)  the code and reason of the last close frame a client sent to /echo
+  /last-close?id=X (HTTP)   the code and reason of the close frame the client of /echo?id=X sent,
+                            once that socket ended (waiting for it up to 10 s)
   /get, /health (plain HTTP) 200, for readiness probes
 
 Subprotocols: "chat.v2" is chosen when offered, else none.
@@ -28,17 +29,26 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.asyncio.server import serve, unix_serve
 from websockets.exceptions import ConnectionClosed
 
-last_close = {"code": None, "reason": ""}
+# The close frames clients of /echo?id=X sent, by X (tests run in parallel), and an event set
+# once each is known: the client may ask before the server's handler has seen its socket end.
+closes = {}
+closed = {}
 
 
 def select_subprotocol(connection, offered):
     return "chat.v2" if "chat.v2" in offered else None
 
 
-def process_request(connection, request):
+async def process_request(connection, request):
     path = urlsplit(request.path).path
     if path == "/last-close":
-        return connection.respond(http.HTTPStatus.OK, f"{last_close['code']} {last_close['reason']}")
+        key = parse_qs(urlsplit(request.path).query).get("id", [""])[0]
+        try:
+            await asyncio.wait_for(closed.setdefault(key, asyncio.Event()).wait(), 10)
+        except asyncio.TimeoutError:
+            pass
+        code, reason = closes.get(key, (None, ""))
+        return connection.respond(http.HTTPStatus.OK, f"{code} {reason}")
     if path in ("/get", "/health"):
         return connection.respond(http.HTTPStatus.OK, "ok\n")
     return None
@@ -69,9 +79,9 @@ async def handler(ws):
     except ConnectionClosed:
         pass
     finally:
-        if parts.path == "/echo" and ws.close_code is not None:
-            last_close["code"] = ws.close_code
-            last_close["reason"] = ws.close_reason or ""
+        if parts.path == "/echo" and "id" in query:
+            closes[query["id"]] = (ws.close_code, ws.close_reason or "")
+            closed.setdefault(query["id"], asyncio.Event()).set()
 
 
 async def main():
