@@ -129,10 +129,14 @@ public final class WebSocket: AsyncSequence, Sendable {
             maximumPayload: limit + limit / 64 + 64, allowsCompression: compression != nil)
         let inflater = compression.flatMap(PerMessageInflater.init)
         var assembler = WebSocketMessageAssembler(maximumMessageSize: limit, inflate: inflater?.inflate(_:limit:))
+        // Held until the session has said how the socket ends: letting go of a stream's reader
+        // early cancels its request, which would close the socket with 1001 first.
+        var chunks = stream.makeAsyncIterator()
+        defer { withExtendedLifetime(chunks) {} }
         do {
-            // Read to the end even after the close frame: leaving the stream early would cancel
-            // its request, which ends when the session drops the connection.
-            for try await chunk in stream where !session.hasReceivedClose {
+            // Read to the end even after the close frame, for the same reason.
+            while let chunk = try await chunks.next() {
+                guard !session.hasReceivedClose else { continue }
                 decoder.append(chunk)
                 while !session.hasReceivedClose, let frame = try decoder.nextFrame() {
                     guard let event = try assembler.receive(frame) else { continue }

@@ -57,6 +57,29 @@ struct StubWebSocketTests {
         }
     }
 
+    /// Autobahn 7.9.1: the client answered a close frame with code 0 by 1001 now and then — the
+    /// reader let go of its stream first, and that cancellation's close won the race.
+    @Test func aCloseWithAnInvalidCodeIsAnsweredWith1002EveryTime() async throws {
+        for _ in 0..<20 {
+            let peers = Locked<[StubWebSocketPeer]>([])
+            let agent = Self.agent { _ in
+                .accept { peer in
+                    peers.withLock { $0.append(peer) }
+                    peer.close(WebSocketCloseCode(rawValue: 0))
+                    for await _ in peer.messages {}
+                }
+            }
+            let socket = try await agent.webSocket(Feed())
+            let (_, error) = await WebSocketTests.drain(socket)
+            guard case .webSocketClosed(.protocolError, _) = error else {
+                Issue.record("ended with \(String(describing: error))")
+                return
+            }
+            try await eventually { peers.withLock { $0.first?.clientCloseCode } != nil }
+            #expect(peers.withLock { $0.first?.clientCloseCode } == .protocolError)
+        }
+    }
+
     @Test func aScriptThatReturnsClosesNormallyAfterWhatItSent() async throws {
         let agent = Self.agent { _ in .accept { peer in peer.send(.text("welcome")) } }
         let (messages, error) = await WebSocketTests.drain(try await agent.webSocket(Feed()))
