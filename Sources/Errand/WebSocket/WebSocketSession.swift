@@ -19,6 +19,8 @@ final class WebSocketSession: Sendable {
         var hasEnded = false
         var closeCode: WebSocketCloseCode?
         var closeReason: String?
+        /// Why the connection ended without a close code: what a later `send` or `ping` throws.
+        var endError: ErrandError?
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
         var pings: [PendingPing] = []
         var nextPing: UInt64 = 0
@@ -94,7 +96,7 @@ final class WebSocketSession: Sendable {
     }
 
     private func closedError(_ state: State) -> ErrandError {
-        guard let code = state.closeCode else { return .cancelled }
+        guard let code = state.closeCode else { return state.endError ?? .cancelled }
         return .webSocketClosed(code: code, reason: state.closeReason ?? "")
     }
 
@@ -225,6 +227,11 @@ final class WebSocketSession: Sendable {
         let ended = state.withLock { state -> State? in
             guard !state.hasEnded else { return nil }
             state.hasEnded = true
+            // A connection that ends before its close frame came is a failure the consumer hears
+            // of, unless the client closed and let go of it.
+            if !state.hasReceivedClose, !state.hasSentClose || error != nil {
+                state.endError = error ?? .transport(URLError(.networkConnectionLost))
+            }
             let ended = state
             state.pings = []
             state.closeWaiters = []
@@ -233,12 +240,7 @@ final class WebSocketSession: Sendable {
         }
         guard let ended else { return }
         ended.cancelKeepAlive?()
-        // A connection that ends before its close frame came is a failure the consumer hears of.
-        if !ended.hasReceivedClose {
-            inbox.finish(
-                ended.hasSentClose && error == nil
-                    ? nil : error ?? .transport(URLError(.networkConnectionLost)))
-        }
+        if !ended.hasReceivedClose { inbox.finish(ended.endError) }
         for ping in ended.pings {
             ping.cancelTimeout()
             ping.continuation.resume(returning: .failure(error ?? closedError(ended)))

@@ -51,10 +51,12 @@ struct StubWebSocketTests {
         let dropping = Self.agent { _ in .accept { peer in peer.drop() } }
         let dropped = try await dropping.webSocket(Feed())
         let (_, dropError) = await WebSocketTests.drain(dropped)
-        guard case .transport = dropError else {
+        guard let dropError, case .transport = dropError else {
             Issue.record("a drop ends with a transport error, not \(String(describing: dropError))")
             return
         }
+        let sendAfterwards = await Result { () async throws(ErrandError) in try await dropped.send("late") }
+        #expect(throws: dropError) { try sendAfterwards.get() }
     }
 
     /// Autobahn 7.9.1: the client answered a close frame with code 0 by 1001 now and then — the
