@@ -124,11 +124,14 @@ struct ReconnectingWebSocketTests {
 
     @Test func cancellingTheConsumerEndsItNormallyAndClosesWith1001() async throws {
         let peers = Locked<[StubWebSocketPeer]>([])
+        let (closed, closing) = AsyncStream.makeStream(of: Void.self)
         let agent = Self.agent([
             .accept { peer in
                 peers.withLock { $0.append(peer) }
                 peer.send(.text("first"))
+                // Until the client's close frame arrives.
                 for await _ in peer.messages {}
+                closing.yield()
             }
         ])
         let source = ReconnectingWebSocket(Quotes(), agent: agent, backoff: Self.backoff(Locked([])))
@@ -146,6 +149,7 @@ struct ReconnectingWebSocketTests {
         }
         let (count, error) = await consumer.value
         #expect(count == 2 && error == nil)
-        try await eventually { peers.withLock { $0.first?.clientCloseCode } == .goingAway }
+        for await _ in closed { break }
+        #expect(peers.withLock { $0.first?.clientCloseCode } == .goingAway)
     }
 }
