@@ -45,6 +45,14 @@ private struct Hello: Decodable {
     "WebSocket against the websockets library (ERRAND_WEBSOCKET_URL …)",
     .enabled(if: Servers.areRunning, "ERRAND_WEBSOCKET_URL is not set: the WebSocket interop suite is skipped"))
 struct WebSocketInteropTests {
+    /// The default options without the keep-alive: beside the whole suite under the thread
+    /// sanitizer, a pong can take longer than the ping timeout to be read.
+    static var quiet: WebSocketOptions {
+        var options = WebSocketOptions()
+        options.pingInterval = nil
+        return options
+    }
+
     /// An agent on the default transport, trusting the test CA, connecting as `configure` says.
     private func agent(baseUrl: String = "", _ configure: (inout ConnectionOptions) -> Void = { _ in }) throws
         -> NetworkAgent
@@ -90,11 +98,11 @@ struct WebSocketInteropTests {
     @Test(arguments: [true, false])
     func textAndBinaryEchoWithCompressionOnAndOff(compresses: Bool) async throws {
         let base = try #require(compresses ? Servers.deflate : Servers.plain)
-        let socket = try await agent().webSocket(Socket(url: base + "/echo"))
+        let socket = try await agent().webSocket(Socket(url: base + "/echo"), options: Self.quiet)
         #expect(socket.isCompressed == compresses)
         try await roundTrip(socket)
 
-        var options = WebSocketOptions()
+        var options = Self.quiet
         options.compression = false
         let uncompressed = try await agent().webSocket(Socket(url: base + "/echo"), options: options)
         #expect(!uncompressed.isCompressed, "nothing is compressed when the client does not offer it")
@@ -102,14 +110,15 @@ struct WebSocketInteropTests {
     }
 
     @Test func fragmentedMessagesArriveWhole() async throws {
-        let socket = try await agent().webSocket(Socket(url: try #require(Servers.deflate) + "/fragmented"))
+        let socket = try await agent().webSocket(
+            Socket(url: try #require(Servers.deflate) + "/fragmented"), options: Self.quiet)
         let (messages, error) = await drain(socket)
         #expect(messages == [.text("fragmented"), .binary(Data([0, 1, 2]))])
         #expect(error == nil && socket.closeCode == .normalClosure)
     }
 
     @Test func theServerChoosesAmongTheSubprotocolsOfferedAndSeesTheHeaders() async throws {
-        var options = WebSocketOptions()
+        var options = Self.quiet
         options.subprotocols = ["chat.v1", "chat.v2"]
         let hello = Socket(url: try #require(Servers.deflate) + "/hello", headers: ["Authorization": "Bearer t0ken"])
         let socket = try await agent().webSocket(hello, options: options)
@@ -119,19 +128,20 @@ struct WebSocketInteropTests {
         let said = try #require(messages.first).decode(Hello.self)
         #expect(said.subprotocol == "chat.v2" && said.deflate && said.authorization == "Bearer t0ken")
 
-        let none = try await agent().webSocket(Socket(url: try #require(Servers.deflate) + "/hello"))
+        let none = try await agent().webSocket(
+            Socket(url: try #require(Servers.deflate) + "/hello"), options: Self.quiet)
         #expect(none.subprotocol == nil)
     }
 
     @Test func closeCodesGoBothWays() async throws {
         let base = try #require(Servers.plain)
-        let closed = try await agent().webSocket(Socket(url: base + "/close?code=4001&reason=bye"))
+        let closed = try await agent().webSocket(Socket(url: base + "/close?code=4001&reason=bye"), options: Self.quiet)
         let (_, error) = await drain(closed)
         #expect(error == .webSocketClosed(code: WebSocketCloseCode(rawValue: 4001), reason: "bye"))
         #expect(closed.closeCode == WebSocketCloseCode(rawValue: 4001) && closed.closeReason == "bye")
 
         let id = UUID().uuidString
-        let socket = try await agent().webSocket(Socket(url: base + "/echo?id=\(id)"))
+        let socket = try await agent().webSocket(Socket(url: base + "/echo?id=\(id)"), options: Self.quiet)
         await socket.close(WebSocketCloseCode(rawValue: 4002), reason: "done here")
         #expect(socket.closeCode == WebSocketCloseCode(rawValue: 4002), "the server echoes the client's code")
         let lastClose = try await NetworkAgent(config: NetworkConfig()).response(
@@ -141,10 +151,12 @@ struct WebSocketInteropTests {
 
     @Test func wssTrustsTheCAItIsGivenAndNoOther() async throws {
         let url = try #require(Servers.tls) + "/echo"
-        try await roundTrip(try await agent().webSocket(Socket(url: url)))
+        try await roundTrip(try await agent().webSocket(Socket(url: url), options: Self.quiet))
 
         let untrusting = NetworkAgent(config: NetworkConfig())
-        await #expect(throws: ErrandError.self) { try await untrusting.webSocket(Socket(url: url)) }
+        await #expect(throws: ErrandError.self) {
+            try await untrusting.webSocket(Socket(url: url), options: Self.quiet)
+        }
     }
 
     @Test func aRequiredClientCertificateIsPresented() async throws {
@@ -153,23 +165,23 @@ struct WebSocketInteropTests {
         let identified = try agent {
             $0.clientIdentity = ClientIdentity(certificate: certificate, privateKey: Servers.clientKey!)
         }
-        try await roundTrip(try await identified.webSocket(Socket(url: url)))
+        try await roundTrip(try await identified.webSocket(Socket(url: url), options: Self.quiet))
 
-        await #expect(throws: ErrandError.self) { try await agent().webSocket(Socket(url: url)) }
+        await #expect(throws: ErrandError.self) { try await agent().webSocket(Socket(url: url), options: Self.quiet) }
     }
 
     @Test(arguments: [false, true])
     func throughAnHTTPProxysConnectTunnel(overTLS: Bool) async throws {
         let proxy = try #require(Servers.httpProxy.flatMap(URL.init(string:)))
         let url = try #require(overTLS ? Servers.tls : Servers.deflate) + "/echo"
-        let socket = try await agent { $0.proxy = .http(proxy) }.webSocket(Socket(url: url))
+        let socket = try await agent { $0.proxy = .http(proxy) }.webSocket(Socket(url: url), options: Self.quiet)
         try await roundTrip(socket)
     }
 
     @Test func overAUnixSocketBase() async throws {
         let path = try #require(Servers.unixSocket)
         let base = "http+unix://" + path.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-        let socket = try await agent(baseUrl: base).webSocket(Socket(url: "/echo"))
+        let socket = try await agent(baseUrl: base).webSocket(Socket(url: "/echo"), options: Self.quiet)
         try await roundTrip(socket)
     }
 }

@@ -23,7 +23,9 @@ struct ReconnectingWebSocketTests {
                     return count
                 }
                 return answers[min(index, answers.count - 1)]
-            }))
+            }),
+            // Keep-alive waits never fire: a slow run (the thread sanitizer) must not time a socket out.
+            retryTimer: ManualRetryTimer().retryTimer)
     }
 
     /// A back-off that records its waits and returns at once.

@@ -13,7 +13,9 @@ struct StubWebSocketTests {
     static func agent(_ webSocket: @escaping StubTransport.WebSocketResponder) -> NetworkAgent {
         let config = NetworkConfig()
         config.baseUrl = "https://api.example.com"
-        return NetworkAgent(config: config, transport: StubTransport(webSocket: webSocket))
+        // Keep-alive waits never fire: a slow run (the thread sanitizer) must not time a socket out.
+        return NetworkAgent(
+            config: config, transport: StubTransport(webSocket: webSocket), retryTimer: ManualRetryTimer().retryTimer)
     }
 
     @Test func theScriptEchoesAndSeesTheClientsClose() async throws {
@@ -124,7 +126,10 @@ struct StubWebSocketTests {
             var url: String { "wss://chat.example.com/general" }
             var headers: [String: String] { ["Authorization": "Bearer t"] }
         }
-        let socket = try await agent.webSocket(Signed())
+        var quiet = WebSocketOptions()
+        // No keep-alive: a slow run (the thread sanitizer) must not time the socket out.
+        quiet.pingInterval = nil
+        let socket = try await agent.webSocket(Signed(), options: quiet)
         try await socket.send("hi")
         let (messages, error) = await WebSocketTests.drain(socket)
         #expect(messages == [.text("hi")])

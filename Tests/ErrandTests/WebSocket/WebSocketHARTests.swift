@@ -25,7 +25,9 @@ struct WebSocketHARTests {
                         peer.send(.text("you sent " + (request.headers.headerField("Authorization") ?? "")))
                     }
                 }
-            }))
+            }),
+            // Keep-alive waits never fire: a slow run (the thread sanitizer) must not time a socket out.
+            retryTimer: ManualRetryTimer().retryTimer)
     }
 
     /// The messages of the recording's only entry, and the entry.
