@@ -114,20 +114,19 @@ public final class RequestTask: Sendable {
         state.withLock { $0.accessories.append(accessory) }
     }
 
-    /// Stops the task. Its failure callback runs with ``ErrandError/cancelled`` unless it had
-    /// already finished; calling `cancel()` again does nothing. A wait between attempts ends at
-    /// once; a download on the wire ends once the transport has stopped, so that the partial
-    /// file it keeps holds every byte received. An open ``WebSocket``'s task closes the socket
-    /// with 1001 (going away) and finishes once the closing handshake is over.
+    /// Stops the task. Its failure callback runs with ``ErrandError/cancelled`` unless it had already finished;
+    /// calling `cancel()` again does nothing. A wait between attempts ends at once; a download on the wire ends
+    /// once the transport has stopped, so that the partial file it keeps holds every byte received. An open
+    /// ``WebSocket``'s task closes the socket with 1001 (going away) and finishes after the closing handshake.
     public func cancel() {
+        let closing = stream?.closing
         let cancelled = state.withLock { state -> (stops: [@Sendable () -> Void], finishesNow: Bool)? in
             guard !state.isCancelled, state.phase != .finished else { return nil }
             state.isCancelled = true
-            let transportStop =
-                state.closing ?? state.transportTask.map { task -> @Sendable () -> Void in { task.cancel() } }
+            let transportStop = closing ?? state.transportTask.map { task -> @Sendable () -> Void in { task.cancel() } }
             let stops = [transportStop, state.pendingWork].compactMap { $0 }
             state.pendingWork = nil
-            return (stops, !(state.download != nil && state.attemptInFlight) && state.closing == nil)
+            return (stops, !(state.download != nil && state.attemptInFlight) && closing == nil)
         }
         guard let cancelled else { return }
         cancelled.stops.forEach { $0() }
@@ -164,9 +163,6 @@ public final class RequestTask: Sendable {
         var waiters: [CheckedContinuation<Result<Response, ErrandError>, Never>] = []
         var download: DownloadReceiver?
         var stream: StreamReceiver?
-        /// What `cancel()` runs instead of stopping the transport: an open WebSocket's closing
-        /// handshake, whose end ends the task.
-        var closing: (@Sendable () -> Void)?
         var bodyFiles = TemporaryBodyFiles()
 
         var outcome: Result<Response, ErrandError> {
@@ -193,12 +189,6 @@ public final class RequestTask: Sendable {
     var stream: StreamReceiver? {
         get { state[\.stream] }
         set { state[\.stream] = newValue }
-    }
-
-    /// Makes ``cancel()`` run `close` rather than stop the transport at once: an open
-    /// WebSocket's closing handshake, after which its connection ends and with it the task.
-    func cancels(by close: @escaping @Sendable () -> Void) {
-        state[\.closing] = close
     }
 
     /// Marks the task as started; `false` when it was cancelled first.

@@ -22,6 +22,7 @@ final class StreamReceiver: Sendable {
         var acceptedHead: Response?
         /// Whether the current attempt's transport task was attached.
         var isAttached = false
+        var closing: (@Sendable () -> Void)?
     }
 
     /// The most bytes of a rejected response's body the task keeps, for the caller to read why.
@@ -73,6 +74,13 @@ final class StreamReceiver: Sendable {
 
     /// Whether the consumer may already have seen body bytes: the request is then not retried.
     var hasHandedOutBody: Bool { buffer.hasReceivedBody }
+
+    /// What cancelling the task runs instead of stopping the transport: an open WebSocket's
+    /// closing handshake, whose end then ends the task.
+    var closing: (@Sendable () -> Void)? {
+        get { state[\.closing] }
+        set { state[\.closing] = newValue }
+    }
 
     /// The connection of the attempt on the wire, when its transport upgraded it for a WebSocket.
     var connection: (any WebSocketConnection)? { state[\.connection] }

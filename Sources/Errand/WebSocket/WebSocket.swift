@@ -39,7 +39,7 @@ public final class WebSocket: AsyncSequence, Sendable {
             connection: connection, options: options, compression: agreement.compression, timer: timer,
             report: report)
         self.session = session
-        task.cancels { Task { await session.close(.goingAway, reason: "") } }
+        task.stream?.closing = { Task { await session.close(.goingAway, reason: "") } }
         Task { await Self.read(stream, into: session, compression: agreement.compression) }
     }
 
