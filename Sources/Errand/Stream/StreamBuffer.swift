@@ -6,11 +6,24 @@ import Foundation
 /// Past `limit` bytes waiting it asks for the transfer to pause, and once the consumer has taken
 /// half of them, to resume: memory stays flat however long the stream and slow the consumer.
 ///
+/// A reader that must see every byte as it comes — a WebSocket's, which answers pings whether or
+/// not the app reads — takes the chunks on the producer's thread instead (``divert(to:)``),
+/// which saves a hand-off between threads per chunk; it then pauses the transfer itself.
+///
 /// Only the producer pauses, and it does so at every chunk that finds the buffer full, so a
 /// resume that reaches the transport late costs one chunk, never the limit. A pause that
 /// reaches it after the consumer emptied the buffer is undone by the producer itself: it checks
 /// again once its pause went out.
 final class StreamBuffer: Sendable {
+    /// What a diverted buffer hands its sink: a chunk, then once the end (`nil` normally, else why).
+    enum Delivery {
+        case chunk(Data)
+        case end(ErrandError?)
+    }
+
+    /// Takes a diverted buffer's deliveries, one at a time and in order.
+    typealias Sink = @Sendable (Delivery) -> Void
+
     private struct State {
         var chunks: [Data] = []
         /// The next chunk to hand out; chunks before it are spent.
@@ -26,6 +39,10 @@ final class StreamBuffer: Sendable {
         var isClaimed = false
         /// Whether the transfer was asked to pause and not yet to resume.
         var isPaused = false
+        /// Where chunks go instead of to an iterator, until the end was handed over.
+        var sink: Sink?
+        /// Whether a thread is handing chunks to the sink: others only queue theirs.
+        var isSinking = false
     }
 
     private let state = Locked(State())
@@ -60,10 +77,16 @@ final class StreamBuffer: Sendable {
     /// Adds a chunk that arrived; ignored once the stream ended. Called by one producer at a time.
     func push(_ chunk: Data) {
         guard !chunk.isEmpty else { return }
+        var sinks = false
         let (waiter, pauses) = state.withLock {
             state -> (CheckedContinuation<Result<Data?, ErrandError>, Never>?, Bool) in
             guard state.end == nil else { return (nil, false) }
             state.hasReceivedBody = true
+            if state.sink != nil {
+                state.chunks.append(chunk)
+                sinks = Self.becomesSinking(&state)
+                return (nil, false)
+            }
             if let waiter = state.waiter {
                 state.waiter = nil
                 return (waiter, false)
@@ -75,11 +98,66 @@ final class StreamBuffer: Sendable {
             state.isPaused = true
             return (nil, true)
         }
+        if sinks { deliverToSink() }
         waiter?.resume(returning: .success(chunk))
         guard pauses else { return }
         flow(true)
         // The consumer may have caught up, and resumed, before this pause went out.
         if !state[\.isPaused] { flow(false) }
+    }
+
+    /// Claims the buffer for `sink`, which from now on takes every chunk — those waiting first —
+    /// on the thread that pushes it, then the end; `false` when the buffer was already claimed.
+    /// The sink pauses the transfer with ``pauseTransfer(_:)``.
+    func divert(to sink: @escaping Sink) -> Bool {
+        let sinks = state.withLock { state -> Bool? in
+            guard !state.isClaimed else { return nil }
+            state.isClaimed = true
+            state.sink = sink
+            state.bufferedBytes = 0
+            return state.head < state.chunks.count || state.end != nil ? Self.becomesSinking(&state) : false
+        }
+        guard let sinks else { return false }
+        if sinks { deliverToSink() }
+        return true
+    }
+
+    /// Pauses (`true`) or resumes the transfer, for a sink that fell behind or caught up.
+    func pauseTransfer(_ pause: Bool) {
+        flow(pause)
+    }
+
+    /// Whether the caller is to hand the queued chunks to the sink: no other thread is.
+    private static func becomesSinking(_ state: inout State) -> Bool {
+        defer { state.isSinking = true }
+        return !state.isSinking
+    }
+
+    /// Hands the sink what is queued, in order, until nothing is; then the end, once.
+    private func deliverToSink() {
+        while true {
+            let taken = state.withLock { state -> (Sink, [Data], ErrandError??)? in
+                guard let sink = state.sink else {
+                    state.isSinking = false
+                    return nil
+                }
+                let chunks = Array(state.chunks[state.head...])
+                state.chunks.removeAll()
+                state.head = 0
+                guard chunks.isEmpty else { return (sink, chunks, nil) }
+                guard let end = state.end else {
+                    state.isSinking = false
+                    return nil
+                }
+                // Nothing follows the end: let go of the sink and what it holds.
+                state.sink = nil
+                state.isSinking = false
+                return (sink, [], end)
+            }
+            guard let (sink, chunks, end) = taken else { return }
+            for chunk in chunks { sink(.chunk(chunk)) }
+            if let end { return sink(.end(end)) }
+        }
     }
 
     /// Ends the stream: after the chunks still waiting, the consumer gets `nil`, or `error`.
@@ -111,6 +189,7 @@ final class StreamBuffer: Sendable {
     }
 
     private func end(_ error: ErrandError?, droppingChunks: Bool) {
+        var sinks = false
         let waiter = state.withLock { state -> CheckedContinuation<Result<Data?, ErrandError>, Never>? in
             if droppingChunks {
                 // A cancel overrides a finish: what was left is dropped all the same.
@@ -121,9 +200,11 @@ final class StreamBuffer: Sendable {
                 return nil
             }
             state.end = .some(error)
+            if state.sink != nil { sinks = Self.becomesSinking(&state) }
             defer { state.waiter = nil }
             return state.waiter
         }
+        if sinks { deliverToSink() }
         waiter?.resume(returning: error.map { .failure($0) } ?? .success(nil))
     }
 

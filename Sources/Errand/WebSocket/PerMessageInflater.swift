@@ -10,7 +10,12 @@ import Foundation
 /// pays for the stream once.
 package final class PerMessageInflater {
     private var stream: UnsafeMutableRawPointer?
+    /// What zlib writes into, made with the stream and reused by every message.
+    private var scratch: [UInt8] = []
     private let resetsAfterEachMessage: Bool
+
+    private static let scratchSize = 16 << 10
+    private static let syncFlushTail = Data([0x00, 0x00, 0xFF, 0xFF])
 
     /// An inflater for what the server agreed to; `nil` without zlib.
     package init?(_ parameters: PerMessageDeflateParameters) {
@@ -26,6 +31,7 @@ package final class PerMessageInflater {
     private func release() {
         stream.map(errand_inflater_destroy)
         stream = nil
+        scratch = []
     }
 
     /// The message `payload` decompresses to, of at most `limit` bytes.
@@ -38,21 +44,29 @@ package final class PerMessageInflater {
             throw WebSocketProtocolViolation(code: .internalServerError, reason: "zlib could not allocate an inflater")
         }
         self.stream = stream
-        // The sync flush's empty stored block, which the sender removed (§7.2.2).
-        var input = payload
-        input.append(contentsOf: [0x00, 0x00, 0xFF, 0xFF])
+        if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: Self.scratchSize) }
         var output = Data()
-        var chunk = [UInt8](repeating: 0, count: 16 << 10)
+        // The payload, then the sync flush's empty stored block, which the sender removed (§7.2.2).
+        var endedStream = try inflate(payload, into: &output, limit: limit, stream: stream)
+        if !endedStream { endedStream = try inflate(Self.syncFlushTail, into: &output, limit: limit, stream: stream) }
+        // After a final block the next message starts a new stream, whatever was agreed.
+        if endedStream || resetsAfterEachMessage { _ = errand_inflater_reset(stream) }
+        return output
+    }
+
+    /// Inflates `input` whole onto `output`; `true` when it ended the deflate stream.
+    private func inflate(
+        _ input: Data, into output: inout Data, limit: Int, stream: UnsafeMutableRawPointer
+    ) throws(WebSocketProtocolViolation) -> Bool {
         var offset = 0
-        var endedStream = false
         while true {
             var consumed = 0
             var produced = 0
             let result = input.withUnsafeBytes { inputBytes in
-                chunk.withUnsafeMutableBufferPointer { chunkBytes in
+                scratch.withUnsafeMutableBufferPointer { scratchBytes in
                     errand_inflate(
                         stream, inputBytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + offset },
-                        inputBytes.count - offset, chunkBytes.baseAddress, chunkBytes.count, &consumed, &produced)
+                        inputBytes.count - offset, scratchBytes.baseAddress, scratchBytes.count, &consumed, &produced)
                 }
             }
             offset += consumed
@@ -61,20 +75,16 @@ package final class PerMessageInflater {
                 throw WebSocketProtocolViolation(
                     code: .messageTooBig, reason: "a compressed message over the limit of \(limit) bytes")
             }
-            output.append(contentsOf: chunk[..<produced])
-            if result == ERRAND_Z_STREAM_END {
-                // A final block: the next message starts a new stream, whatever was agreed.
-                endedStream = true
-                break
+            scratch.withUnsafeBufferPointer {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[..<produced]))
             }
+            if result == ERRAND_Z_STREAM_END { return true }
             guard result == ERRAND_Z_OK || result == ERRAND_Z_BUF_ERROR else {
                 release()
                 throw .protocolError("the server sent a compressed message that does not decompress")
             }
-            if offset == input.count, produced < chunk.count { break }
-            if consumed == 0, produced == 0 { break }
+            if offset == input.count, produced < scratch.count { return false }
+            if consumed == 0, produced == 0 { return false }
         }
-        if endedStream || resetsAfterEachMessage { _ = errand_inflater_reset(stream) }
-        return output
     }
 }

@@ -35,12 +35,15 @@ public final class WebSocket: AsyncSequence, Sendable {
                 task.monitors.request(task, webSocketMessage: message, isSent: isSent)
             }
         }
+        let buffer = stream.buffer
         let session = WebSocketSession(
             connection: connection, options: options, compression: agreement.compression, timer: timer,
-            report: report)
+            report: report, flow: { buffer.pauseTransfer($0) })
         self.session = session
         task.stream?.closing = { Task { await session.close(.goingAway, reason: "") } }
-        Task { await Self.read(stream, into: session, compression: agreement.compression) }
+        let reader = WebSocketReader(stream, into: session, compression: agreement.compression)
+        // The stream was made for this socket and never handed out: nothing else claimed it.
+        _ = buffer.divert(to: reader.receive)
     }
 
     /// A socket the app let go of is closed, as leaving a page closes a browser's.
@@ -54,7 +57,9 @@ public final class WebSocket: AsyncSequence, Sendable {
     /// The reason sent with ``closeCode``.
     public var closeReason: String? { session.closeReason }
 
-    /// Sends `message`; returns once the connection took it.
+    /// Sends `message`: returns once it is queued for the connection, or, while more than 1 MiB
+    /// is queued, once enough of that went out. A write that fails later fails the socket, and
+    /// iteration throws why.
     /// - Throws: ``ErrandError/webSocketClosed(code:reason:)`` or ``ErrandError/cancelled`` once closed.
     public func send(_ message: WebSocketMessage) async throws(ErrandError) {
         try await session.send(message)
@@ -117,40 +122,6 @@ public final class WebSocket: AsyncSequence, Sendable {
                 Task { await session.close(.goingAway, reason: "") }
             }
             return message
-        }
-    }
-
-    /// Reads the connection until the peer's close frame or the end, frame by frame.
-    private static func read(
-        _ stream: ResponseStream, into session: WebSocketSession, compression: PerMessageDeflateParameters?
-    ) async {
-        let limit = session.options.maximumMessageSize
-        var decoder = WebSocketFrameDecoder(
-            maximumPayload: limit + limit / 64 + 64, allowsCompression: compression != nil)
-        let inflater = compression.flatMap(PerMessageInflater.init)
-        var assembler = WebSocketMessageAssembler(maximumMessageSize: limit, inflate: inflater?.inflate(_:limit:))
-        // Held until the session has said how the socket ends: letting go of a stream's reader
-        // early cancels its request, which would close the socket with 1001 first.
-        var chunks = stream.makeAsyncIterator()
-        defer { withExtendedLifetime(chunks) {} }
-        do {
-            // Read to the end even after the close frame, for the same reason.
-            while let chunk = try await chunks.next() {
-                guard !session.hasReceivedClose else { continue }
-                decoder.append(chunk)
-                while !session.hasReceivedClose, let frame = try decoder.nextFrame() {
-                    guard let event = try assembler.receive(frame) else { continue }
-                    await session.handle(event)
-                }
-            }
-            session.end(error: nil, dropping: false)
-        } catch let violation as WebSocketProtocolViolation {
-            let error: ErrandError =
-                violation.code == .messageTooBig
-                ? .responseTooLarge(limit) : .webSocketClosed(code: violation.code, reason: violation.reason)
-            session.fail(code: violation.code, reason: violation.reason, error: error)
-        } catch {
-            session.end(error: error as? ErrandError ?? .cancelled, dropping: false)
         }
     }
 }

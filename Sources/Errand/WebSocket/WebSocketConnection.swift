@@ -4,7 +4,8 @@ import Foundation
 /// transport task's body events): writing bytes in order, and dropping it.
 protocol WebSocketConnection: TransportTask {
     /// Sends `bytes` after those written before; `completion` runs once the transport took them
-    /// all, or with why it could not. Off the transport's own thread.
+    /// all, or with why it could not — on any thread, the transport's own or the caller's inside
+    /// this call, so it only hands the outcome on.
     func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void)
     /// Sends `bytes` — a close frame — and then drops the connection, completing the transport
     /// task with `error`, as one step: the peer, answering, may close the connection at once, and

@@ -56,9 +56,22 @@ package struct WebSocketFrame: Sendable, Equatable {
         return frame
     }
 
-    /// XORs `bytes` with the four bytes of `key`, repeated (§5.3): masking and unmasking alike.
+    /// XORs `bytes` with the four bytes of `key`, repeated (§5.3): masking and unmasking alike,
+    /// eight bytes at a time.
     static func mask(_ bytes: UnsafeMutableRawBufferPointer, with key: [UInt8]) {
-        for index in 0..<bytes.count { bytes[index] ^= key[index & 3] }
+        guard key.count == 4 else { return }
+        // The key twice over as it lies in memory, whatever the host's byte order.
+        let pattern = (key + key).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        var index = 0
+        while index + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            bytes.storeBytes(of: word ^ pattern, toByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            bytes[index] ^= key[index & 3]
+            index += 1
+        }
     }
 
     /// A close frame's payload: the code, big-endian, then the reason in UTF-8 cut to fit 125 bytes

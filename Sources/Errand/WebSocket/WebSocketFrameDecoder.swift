@@ -31,6 +31,12 @@ package struct WebSocketFrameDecoder: Sendable {
 
     /// Adds bytes read from the socket.
     package mutating func append(_ bytes: Data) {
+        // Between frames, as after most reads: take the bytes as they are rather than copy them.
+        if start == buffer.count {
+            buffer = bytes
+            start = 0
+            return
+        }
         if start > 0, start >= buffer.count / 2 {
             buffer.removeSubrange(buffer.startIndex..<buffer.startIndex + start)
             start = 0

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The messages a WebSocket received that its consumer has not taken: the reader waits while
-/// they hold `limit` bytes or more, so a consumer that falls behind stops the reading, and TCP
-/// then pushes back on the server.
+/// The messages a WebSocket received that its consumer has not taken: while they hold `limit`
+/// bytes or more the transfer is paused, so a consumer that falls behind stops the reading, and
+/// TCP then pushes back on the server.
 final class WebSocketInbox: Sendable {
     private struct State {
         var messages: [WebSocketMessage] = []
@@ -11,15 +11,19 @@ final class WebSocketInbox: Sendable {
         /// How the messages end, once they do: `nil` normally.
         var end: ErrandError??
         var consumer: CheckedContinuation<Result<WebSocketMessage?, ErrandError>, Never>?
-        var reader: CheckedContinuation<Void, Never>?
+        /// Whether the transfer was told to pause and not yet to resume.
+        var isPaused = false
         var isClaimed = false
     }
 
     private let state = Locked(State())
     private let limit: Int
+    /// Pauses (`true`) or resumes the transfer, outside the lock.
+    private let flow: @Sendable (_ pause: Bool) -> Void
 
-    init(limit: Int) {
+    init(limit: Int, flow: @escaping @Sendable (_ pause: Bool) -> Void) {
         self.limit = limit
+        self.flow = flow
     }
 
     /// Makes the caller the one consumer: `false` when another iterator already is.
@@ -30,51 +34,51 @@ final class WebSocketInbox: Sendable {
         }
     }
 
-    /// Hands `message` to the consumer; returns once there is room for more.
-    func put(_ message: WebSocketMessage) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (consumer, isFull) = state.withLock {
-                state -> (CheckedContinuation<Result<WebSocketMessage?, ErrandError>, Never>?, Bool) in
-                if let consumer = state.consumer {
-                    state.consumer = nil
-                    return (consumer, false)
-                }
-                state.messages.append(message)
-                state.bytes += Self.size(of: message)
-                guard state.bytes >= limit, state.end == nil else { return (nil, false) }
-                state.reader = continuation
-                return (nil, true)
+    /// Hands `message` to the consumer, pausing the transfer when the consumer is `limit` bytes behind.
+    func put(_ message: WebSocketMessage) {
+        let (consumer, pauses) = state.withLock {
+            state -> (CheckedContinuation<Result<WebSocketMessage?, ErrandError>, Never>?, Bool) in
+            if let consumer = state.consumer {
+                state.consumer = nil
+                return (consumer, false)
             }
-            consumer?.resume(returning: .success(message))
-            if !isFull { continuation.resume() }
+            state.messages.append(message)
+            state.bytes += Self.size(of: message)
+            guard state.bytes >= limit, state.end == nil, !state.isPaused else { return (nil, false) }
+            state.isPaused = true
+            return (nil, true)
         }
+        consumer?.resume(returning: .success(message))
+        guard pauses else { return }
+        flow(true)
+        // The consumer may have caught up, and resumed, before this pause went out.
+        if !state[\.isPaused] { flow(false) }
     }
 
     /// Ends the messages after those waiting: `nil` normally, else the error the consumer gets.
     /// Only the first end counts.
     func finish(_ error: ErrandError?) {
-        let (consumer, reader) = state.withLock { state in
+        let consumer = state.withLock { state in
             if state.end == nil { state.end = .some(error) }
-            defer { (state.consumer, state.reader) = (nil, nil) }
-            return (state.messages.count > state.first ? nil : state.consumer, state.reader)
+            defer { state.consumer = nil }
+            return state.messages.count > state.first ? nil : state.consumer
         }
         consumer?.resume(returning: error.map { .failure($0) } ?? .success(nil))
-        reader?.resume()
     }
 
     /// The next message; `nil` at the end. Cancelling the calling task ends the wait with `nil`.
     func next() async throws(ErrandError) -> WebSocketMessage? {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                var reader: CheckedContinuation<Void, Never>?
+                var resumes = false
                 let ready = state.withLock { state -> Result<WebSocketMessage?, ErrandError>? in
-                    if state.messages.count > state.first { return .success(take(&state, waking: &reader)) }
+                    if state.messages.count > state.first { return .success(take(&state, resuming: &resumes)) }
                     if let end = state.end { return end.map { .failure($0) } ?? .success(nil) }
                     if Task.isCancelled { return .success(nil) }
                     state.consumer = continuation
                     return nil
                 }
-                reader?.resume()
+                if resumes { flow(false) }
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
@@ -87,10 +91,8 @@ final class WebSocketInbox: Sendable {
         return try result.get()
     }
 
-    /// Takes the oldest message; `reader` is the reader to wake, when this made room for it.
-    private func take(_ state: inout State, waking reader: inout CheckedContinuation<Void, Never>?)
-        -> WebSocketMessage
-    {
+    /// Takes the oldest message; `resumes` when this made room for a paused transfer.
+    private func take(_ state: inout State, resuming resumes: inout Bool) -> WebSocketMessage {
         let message = state.messages[state.first]
         state.first += 1
         state.bytes -= Self.size(of: message)
@@ -98,9 +100,9 @@ final class WebSocketInbox: Sendable {
             state.messages.removeAll(keepingCapacity: true)
             state.first = 0
         }
-        if state.bytes < limit {
-            reader = state.reader
-            state.reader = nil
+        if state.isPaused, state.bytes <= limit / 2 {
+            state.isPaused = false
+            resumes = true
         }
         return message
     }

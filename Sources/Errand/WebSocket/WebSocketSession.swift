@@ -27,6 +27,13 @@ final class WebSocketSession: Sendable {
         var cancelKeepAlive: (@Sendable () -> Void)?
     }
 
+    /// The bytes written but not yet taken by the connection, and the sends waiting for them to go
+    /// out. A lock of its own: the connection may report a write done from inside `write`.
+    private struct Outgoing {
+        var bytes = 0
+        var waiters: [CheckedContinuation<ErrandError?, Never>] = []
+    }
+
     /// Hears of each message sent (`true`) or received, in order: a HAR recording.
     typealias MessageReport = @Sendable (WebSocketMessage, _ isSent: Bool) -> Void
 
@@ -36,16 +43,20 @@ final class WebSocketSession: Sendable {
     private let timer: RetryTimer
     private let report: MessageReport?
     private let state: Locked<State>
+    private let outgoing = Locked(Outgoing())
+
+    /// Bytes queued for the connection past which `send` waits for them to go out.
+    static let sendBufferLimit = 1 << 20
 
     init(
         connection: any WebSocketConnection, options: WebSocketOptions, compression: PerMessageDeflateParameters?,
-        timer: RetryTimer, report: MessageReport? = nil
+        timer: RetryTimer, report: MessageReport? = nil, flow: @escaping @Sendable (_ pause: Bool) -> Void
     ) {
         self.connection = connection
         self.options = options
         self.timer = timer
         self.report = report
-        inbox = WebSocketInbox(limit: max(options.maximumMessageSize, 1))
+        inbox = WebSocketInbox(limit: max(options.maximumMessageSize, 1), flow: flow)
         state = Locked(State(deflater: compression.flatMap(PerMessageDeflater.init)))
         scheduleKeepAlive()
     }
@@ -58,11 +69,13 @@ final class WebSocketSession: Sendable {
 
     // MARK: Sending
 
-    /// Sends `message`; returns once the transport took it.
+    /// Sends `message`: returns once it is queued for the connection, or, while more than
+    /// ``sendBufferLimit`` bytes are, once enough of them went out. A write that fails later
+    /// fails the connection, which the reader then reports.
     func send(_ message: WebSocketMessage) async throws(ErrandError) {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<ErrandError?, Never>) in
-            let refusal = state.withLock { state -> ErrandError? in
-                guard !state.hasSentClose, !state.hasEnded else { return closedError(state) }
+            let outcome = state.withLock { state -> ErrandError?? in
+                guard !state.hasSentClose, !state.hasEnded else { return .some(closedError(state)) }
                 var frame: WebSocketFrame
                 switch message {
                 case .text(let text): frame = WebSocketFrame(opcode: .text, payload: Data(text.utf8))
@@ -72,17 +85,33 @@ final class WebSocketSession: Sendable {
                     frame.payload = compressed
                     frame.isCompressed = true
                 }
+                let bytes = frame.encoded(maskingKey: .random(in: 0...UInt32.max))
+                let waits = outgoing.withLock { outgoing in
+                    outgoing.bytes += bytes.count
+                    guard outgoing.bytes > Self.sendBufferLimit else { return false }
+                    outgoing.waiters.append(continuation)
+                    return true
+                }
                 // Handed over under the lock: the order of the writes is the order of compression,
                 // and of the report.
-                connection.write(frame.encoded(maskingKey: .random(in: 0...UInt32.max))) {
-                    continuation.resume(returning: $0)
-                }
+                connection.write(bytes) { [weak self] in self?.written(bytes.count, error: $0) }
                 report?(message, true)
-                return nil
+                return waits ? nil : .some(nil)
             }
-            if let refusal { continuation.resume(returning: refusal) }
+            if let outcome { continuation.resume(returning: outcome) }
         }
         if let result { throw result }
+    }
+
+    /// The connection took `count` bytes, or failed: the sends waiting go on, or throw `error`.
+    private func written(_ count: Int, error: ErrandError?) {
+        let waiters = outgoing.withLock { outgoing -> [CheckedContinuation<ErrandError?, Never>] in
+            outgoing.bytes -= count
+            guard error != nil || outgoing.bytes <= Self.sendBufferLimit else { return [] }
+            defer { outgoing.waiters = [] }
+            return outgoing.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: error) }
     }
 
     /// Sends a control frame, not waiting for it to go out.
@@ -251,18 +280,15 @@ final class WebSocketSession: Sendable {
 
     // MARK: Receiving
 
-    /// Acts on one event the reader assembled; returns once a message found room in the inbox.
-    func handle(_ event: WebSocketMessageAssembler.Event) async {
+    /// Acts on one event the reader assembled.
+    func handle(_ event: WebSocketMessageAssembler.Event) {
         switch event {
         case .message(let message):
             report?(message, false)
-            await inbox.put(message)
+            inbox.put(message)
         case .ping(let payload): sendControl(.pong, payload)
         case .pong(let payload): pongArrived(payload)
         case .close(let code, let reason): peerClosed(code, reason: reason)
         }
     }
-
-    /// Whether the peer's close frame arrived: nothing it sends after counts.
-    var hasReceivedClose: Bool { state[\.hasReceivedClose] }
 }

@@ -13,12 +13,12 @@ final class CurlDrainBatch {
     }
 
     /// Starts the deliveries the turn collected, off the curl thread, where each mailbox delivers
-    /// to code the curl thread must never wait for — unless its consumer ``CurlEventMailbox/deliversDirectly``.
+    /// to code the curl thread must never wait for — unless what it holds is its ``CurlEventMailbox/directDelivery``.
     func start() {
         guard !mailboxes.isEmpty else { return }
         let started = mailboxes
         mailboxes.removeAll(keepingCapacity: true)
-        for mailbox in started where !(mailbox.deliversDirectly && mailbox.drain(onCurlThread: true)) {
+        for mailbox in started where mailbox.directDelivery == .none || !mailbox.drain(onCurlThread: true) {
             Self.deliveries.async { mailbox.drain() }
         }
     }

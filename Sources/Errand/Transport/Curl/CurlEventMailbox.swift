@@ -8,12 +8,30 @@ import Foundation
 /// It also runs the request's work that must not block libcurl's thread — cookie storage,
 /// following a redirect — in order with its events.
 final class CurlEventMailbox: Sendable {
-    private enum Item {
+    fileprivate enum Item {
         case event(TransportEvent)
         case work(@Sendable () -> Void)
 
-        var isWork: Bool {
-            if case .work = self { true } else { false }
+        var isBody: Bool {
+            if case .event(.body) = self { true } else { false }
+        }
+    }
+
+    /// What the curl thread may deliver itself, without a hand-off to another thread.
+    enum DirectDelivery: Sendable {
+        /// Nothing: every event runs off the curl thread.
+        case none
+        /// Body chunks: a WebSocket's, whose reader only decodes them and hands messages on.
+        case bodies
+        /// Every event, not work: an `async` caller's, which only records them (``DirectDeliveryTransport``).
+        case events
+
+        fileprivate func covers(_ item: Item) -> Bool {
+            switch self {
+            case .none: false
+            case .bodies: item.isBody
+            case .events: if case .event = item { true } else { false }
+            }
         }
     }
 
@@ -38,18 +56,19 @@ final class CurlEventMailbox: Sendable {
     private let pauseThreshold: Int
     /// Asks the transfer to resume, once the consumer caught up.
     private let resume: @Sendable () -> Void
-    /// Whether the consumer's events may run on the curl thread (``DirectDeliveryTransport``).
-    let deliversDirectly: Bool
+    /// Which of the consumer's events may run on the curl thread.
+    let directDelivery: DirectDelivery
 
     /// Told once, when `.completed` is posted, the most body bytes the consumer ever had waiting.
     private let closed: @Sendable (_ highWaterMark: Int) -> Void
 
     init(
-        pauseThreshold: Int, deliversDirectly: Bool = false, events: @escaping @Sendable (TransportEvent) -> Void,
+        pauseThreshold: Int, directDelivery: DirectDelivery = .none,
+        events: @escaping @Sendable (TransportEvent) -> Void,
         resume: @escaping @Sendable () -> Void, closed: @escaping @Sendable (_ highWaterMark: Int) -> Void
     ) {
         self.pauseThreshold = pauseThreshold
-        self.deliversDirectly = deliversDirectly
+        self.directDelivery = directDelivery
         self.resume = resume
         self.closed = closed
         state = Locked(State(events: events))
@@ -61,17 +80,27 @@ final class CurlEventMailbox: Sendable {
     /// Posts a body chunk unless the consumer is too far behind; then `false`, and the transfer
     /// pauses until `resume` is called. On the curl thread: delivery starts with `batch`.
     func postBody(_ bytes: UnsafeRawBufferPointer, batch: CurlDrainBatch) -> Bool {
+        postBody(count: bytes.count, batch: batch) { Data(bytes) }
+    }
+
+    /// Posts a chunk already copied out of libcurl's buffer, as ``postBody(_:batch:)-(UnsafeRawBufferPointer,_)`` does.
+    func postBody(_ bytes: Data, batch: CurlDrainBatch) -> Bool {
+        postBody(count: bytes.count, batch: batch) { bytes }
+    }
+
+    /// Copies the chunk (`chunk`) only once it is accepted.
+    private func postBody(count: Int, batch: CurlDrainBatch, _ chunk: () -> Data) -> Bool {
         let accepted = state.withLock { state -> Bool in
             if state.isClosed { return true }
             guard state.unconsumedBytes < pauseThreshold, !state.isHeld else {
                 state.wantsResume = true
                 return false
             }
-            state.unconsumedBytes += bytes.count
+            state.unconsumedBytes += count
             state.highWaterMark = max(state.highWaterMark, state.unconsumedBytes)
             return true
         }
-        if accepted { post(.event(.body(Data(bytes))), batch: batch) }
+        if accepted { post(.event(.body(chunk())), batch: batch) }
         return accepted
     }
 
@@ -116,13 +145,13 @@ final class CurlEventMailbox: Sendable {
     }
 
     /// Delivers what was posted, in order, until nothing is left. Off the curl thread; or on it
-    /// (`onCurlThread`) for a consumer that ``deliversDirectly``, where it stops before work
-    /// that must not run there, returning `false`: the rest is then to be drained elsewhere.
+    /// (`onCurlThread`) for what its ``directDelivery`` covers, stopping before anything else,
+    /// returning `false`: the rest is then to be drained elsewhere.
     @discardableResult
     func drain(onCurlThread: Bool = false) -> Bool {
         while true {
             let taken = state.withLock { state -> ([Item], (@Sendable (TransportEvent) -> Void)?)? in
-                if onCurlThread, state.items.contains(where: \.isWork) { return nil }
+                if onCurlThread, !state.items.allSatisfy(directDelivery.covers) { return nil }
                 // Handed over whole: emptying it in place would copy what was just returned.
                 defer { state.items = [] }
                 if state.items.isEmpty { state.isDraining = false }

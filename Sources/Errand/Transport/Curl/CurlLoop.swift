@@ -323,7 +323,7 @@ final class CurlLoop {
     }
 
     private func remove(_ socket: CurlSocket, failingWritesWith error: ErrandError) {
-        socket.failWrites(with: error, batch: drains)
+        socket.failWrites(with: error)
         // Removing a connect-only handle from the multi handle closes its connection.
         _ = errand_curl_multi_remove_handle(multi, socket.easy)
         sockets[socket.id] = nil

@@ -126,7 +126,8 @@ final class CurlSocket {
         needsPump = true
     }
 
-    /// Queues `bytes`; `completion` runs off the curl thread once libcurl took the last of them.
+    /// Queues `bytes`; `completion` runs on the curl thread once libcurl took the last of them,
+    /// so it must only hand the outcome on.
     func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void) {
         writes.append(Write(bytes: bytes, completion: completion))
         needsPump = true
@@ -163,12 +164,10 @@ final class CurlSocket {
     }
 
     /// Fails the writes still queued: the connection is gone.
-    func failWrites(with error: ErrandError, batch: CurlDrainBatch) {
+    func failWrites(with error: ErrandError) {
         let pending = writes
         writes = []
-        mailbox.perform(batch: batch) {
-            for write in pending { write.completion(error) }
-        }
+        for write in pending { write.completion(error) }
     }
 
     private func flush(batch: CurlDrainBatch) -> State {
@@ -182,8 +181,7 @@ final class CurlSocket {
             if let error = CurlErrorMapping.error(for: result, url: url) { return .ended(error) }
             writes[0].sent += sent
             guard writes[0].sent == writes[0].bytes.count else { continue }
-            let done = writes.removeFirst()
-            mailbox.perform(batch: batch) { done.completion(nil) }
+            writes.removeFirst().completion(nil)
         }
         return .alive
     }
@@ -269,8 +267,7 @@ final class CurlSocket {
     /// Hands `bytes` to the consumer, or keeps them until it catches up.
     private func deliver(_ bytes: Data, batch: CurlDrainBatch) -> State {
         guard !bytes.isEmpty else { return .alive }
-        let accepted = bytes.withUnsafeBytes { mailbox.postBody($0, batch: batch) }
-        if !accepted { declined = bytes }
+        if !mailbox.postBody(bytes, batch: batch) { declined = bytes }
         return .alive
     }
 }

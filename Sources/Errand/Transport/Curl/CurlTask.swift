@@ -44,7 +44,8 @@ final class CurlTask: TransportTask {
     }
 
     /// Sends `bytes` on a connection opened by ``CurlTransport/openSocket(_:head:events:)``;
-    /// `completion` runs, off the curl thread, once libcurl took them all, or with why it could not.
+    /// `completion` runs, on the curl thread or inside this call, once libcurl took them all, or
+    /// with why it could not.
     func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void) {
         guard let driver, !mailbox.isClosed else { return completion(.cancelled) }
         driver.submit(.write(id: id, bytes, completion: completion))

@@ -118,7 +118,7 @@ public final class CurlTransport: DirectDeliveryTransport {
         let pump = request.bodyStream.map { body in
             BodyStreamPump(body: body, url: request.url) { [driver] in driver?.submit(.resumeSending(id: id)) }
         }
-        let task = makeTask(id: id, deliversDirectly: deliversDirectly, pump: pump, events: events)
+        let task = makeTask(id: id, directDelivery: deliversDirectly ? .events : .none, pump: pump, events: events)
         guard let driver = ready(for: request, task) else { return task }
         if let pump, !pump.start() {
             task.mailbox.close(with: BodyStream.alreadySent(to: request.url))
@@ -143,7 +143,9 @@ public final class CurlTransport: DirectDeliveryTransport {
     /// until `.completed` (`nil` when the peer closed the connection). ``CurlTask/write(_:completion:)``
     /// sends; `cancel()` drops the connection. `timeoutInterval` bounds the handshake only.
     func openSocket(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) -> CurlTask {
-        let task = makeTask(id: driver?.makeID() ?? 0, deliversDirectly: false, pump: nil, events: events)
+        // The pipeline only hands a socket's bytes to its reader, which decodes them: the curl thread
+        // delivers them itself, and a lone message wakes one thread, its consumer's.
+        let task = makeTask(id: driver?.makeID() ?? 0, directDelivery: .bodies, pump: nil, events: events)
         var request = request
         request.url = WebSocketURL.http(request.url)
         for (name, value) in additionalHeaders where request.headers.headerField(name) == nil {
@@ -161,11 +163,12 @@ public final class CurlTransport: DirectDeliveryTransport {
 
     /// A task whose events go through a new mailbox, counted in flight until it closes.
     private func makeTask(
-        id: Int, deliversDirectly: Bool, pump: BodyStreamPump?, events: @escaping @Sendable (TransportEvent) -> Void
+        id: Int, directDelivery: CurlEventMailbox.DirectDelivery, pump: BodyStreamPump?,
+        events: @escaping @Sendable (TransportEvent) -> Void
     ) -> CurlTask {
         driver?.requestStarted()
         let mailbox = CurlEventMailbox(
-            pauseThreshold: bufferLimit, deliversDirectly: deliversDirectly, events: events,
+            pauseThreshold: bufferLimit, directDelivery: directDelivery, events: events,
             resume: { [driver] in driver?.submit(.resume(id: id)) },
             closed: { [driver, peakBuffered, peakUploadBuffered] highWaterMark in
                 peakBuffered.withLock { $0 = max($0, highWaterMark) }
