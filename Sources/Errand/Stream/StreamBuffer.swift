@@ -110,15 +110,19 @@ final class StreamBuffer: Sendable {
     /// on the thread that pushes it, then the end; `false` when the buffer was already claimed.
     /// The sink pauses the transfer with ``pauseTransfer(_:)``.
     func divert(to sink: @escaping Sink) -> Bool {
-        let sinks = state.withLock { state -> Bool? in
+        let taken = state.withLock { state -> (sinks: Bool, resumes: Bool)? in
             guard !state.isClaimed else { return nil }
             state.isClaimed = true
             state.sink = sink
             state.bufferedBytes = 0
-            return state.head < state.chunks.count || state.end != nil ? Self.becomesSinking(&state) : false
+            // A pause for the chunks that waited is the sink's to lift or keep from now on.
+            defer { state.isPaused = false }
+            let sinks = state.head < state.chunks.count || state.end != nil ? Self.becomesSinking(&state) : false
+            return (sinks, state.isPaused)
         }
-        guard let sinks else { return false }
-        if sinks { deliverToSink() }
+        guard let taken else { return false }
+        if taken.resumes { flow(false) }
+        if taken.sinks { deliverToSink() }
         return true
     }
 
