@@ -34,21 +34,24 @@ final class WebSocketInbox: Sendable {
         }
     }
 
-    /// Hands `message` to the consumer, pausing the transfer when the consumer is `limit` bytes behind.
-    func put(_ message: WebSocketMessage) {
+    /// Hands `messages` to the consumer, pausing the transfer when the consumer is `limit` bytes
+    /// behind. A chunk's messages come together, so that a consumer woken for the first finds
+    /// the others waiting rather than sleeping again for each.
+    func put(_ messages: [WebSocketMessage]) {
+        guard !messages.isEmpty else { return }
         let (consumer, pauses) = state.withLock {
             state -> (CheckedContinuation<Result<WebSocketMessage?, ErrandError>, Never>?, Bool) in
-            if let consumer = state.consumer {
-                state.consumer = nil
-                return (consumer, false)
+            let consumer = state.consumer
+            state.consumer = nil
+            for message in messages.dropFirst(consumer == nil ? 0 : 1) {
+                state.messages.append(message)
+                state.bytes += Self.size(of: message)
             }
-            state.messages.append(message)
-            state.bytes += Self.size(of: message)
-            guard state.bytes >= limit, state.end == nil, !state.isPaused else { return (nil, false) }
+            guard state.bytes >= limit, state.end == nil, !state.isPaused else { return (consumer, false) }
             state.isPaused = true
-            return (nil, true)
+            return (consumer, true)
         }
-        consumer?.resume(returning: .success(message))
+        consumer?.resume(returning: .success(messages[0]))
         guard pauses else { return }
         flow(true)
         // The consumer may have caught up, and resumed, before this pause went out.

@@ -35,7 +35,7 @@ final class WebSocketReader: Sendable {
         case .chunk(let chunk):
             let (events, violation) = state.withLock { Self.events(in: chunk, &$0) }
             // Handled outside the lock, in order: the deliveries come one at a time.
-            for event in events { session.handle(event) }
+            session.handle(events)
             guard let violation else { return }
             let limit = session.options.maximumMessageSize
             let error: ErrandError =

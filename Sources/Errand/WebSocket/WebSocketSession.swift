@@ -280,12 +280,26 @@ final class WebSocketSession: Sendable {
 
     // MARK: Receiving
 
-    /// Acts on one event the reader assembled.
-    func handle(_ event: WebSocketMessageAssembler.Event) {
-        switch event {
-        case .message(let message):
+    /// Acts on the events the reader assembled from one read, in order; the messages among them
+    /// reach the inbox together.
+    func handle(_ events: [WebSocketMessageAssembler.Event]) {
+        var messages: [WebSocketMessage] = []
+        for event in events {
+            guard case .message(let message) = event else {
+                inbox.put(messages)
+                messages = []
+                handleControl(event)
+                continue
+            }
             report?(message, false)
-            inbox.put(message)
+            messages.append(message)
+        }
+        inbox.put(messages)
+    }
+
+    private func handleControl(_ event: WebSocketMessageAssembler.Event) {
+        switch event {
+        case .message: break
         case .ping(let payload): sendControl(.pong, payload)
         case .pong(let payload): pongArrived(payload)
         case .close(let code, let reason): peerClosed(code, reason: reason)
