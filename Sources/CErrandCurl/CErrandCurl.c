@@ -2,6 +2,10 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#ifdef __linux__
+#include <sys/epoll.h>
+#include <unistd.h>
+#endif
 
 // libcurl's message for a finished transfer; only the layout matters here.
 typedef struct {
@@ -212,3 +216,33 @@ int errand_curl_multi_next_done(void *multi, void **easy, int *result) {
     }
     return 0;
 }
+
+#ifdef __linux__
+int errand_socket_watch_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int errand_socket_watch_set(int watch, int fd, short events, int was_watched, unsigned long long token) {
+    // A socket watched for nothing leaves the set: epoll would still report its hang-up, again and again.
+    if (events == 0) return was_watched ? epoll_ctl(watch, EPOLL_CTL_DEL, fd, NULL) : 0;
+    struct epoll_event event = {0};
+    if (events & ERRAND_CURL_WAIT_POLLIN) event.events |= EPOLLIN;
+    if (events & ERRAND_CURL_WAIT_POLLOUT) event.events |= EPOLLOUT;
+    event.data.u64 = token;
+    return epoll_ctl(watch, was_watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
+}
+
+int errand_socket_watch_ready(int watch, unsigned long long *tokens, int capacity) {
+    struct epoll_event events[256];
+    int count = epoll_wait(watch, events, capacity < 256 ? capacity : 256, 0);
+    for (int index = 0; index < count; index++) tokens[index] = events[index].data.u64;
+    return count;
+}
+
+void errand_socket_watch_close(int watch) { close(watch); }
+#else
+int errand_socket_watch_create(void) { return -1; }
+int errand_socket_watch_set(int watch, int fd, short events, int was_watched, unsigned long long token) {
+    return -1;
+}
+int errand_socket_watch_ready(int watch, unsigned long long *tokens, int capacity) { return -1; }
+void errand_socket_watch_close(int watch) {}
+#endif

@@ -18,6 +18,9 @@ final class CurlLoop {
     /// Connections opened for WebSockets, by request and by easy handle.
     private var sockets: [Int: CurlSocket] = [:]
     private var socketsByHandle: [UnsafeMutableRawPointer: CurlSocket] = [:]
+    /// Watches the sockets as one descriptor; `nil` where the platform cannot, when each socket
+    /// goes to the poll itself.
+    private let socketWatch = CurlSocketWatch()
     /// What every socket reads into, in turn.
     private var socketBuffer = [UInt8](repeating: 0, count: CurlSocket.readSize)
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
@@ -64,12 +67,23 @@ final class CurlLoop {
             drains.start()
             // Asleep only with no command waiting: one submitted from now on wakes the poll.
             let timeout = driver.prepareToSleep() ? pollMilliseconds() : 0
-            polled = sockets.values.compactMap { socket in
-                socket.pollEvents.map { (socket, errand_curl_waitfd(fd: socket.descriptor, events: $0, revents: 0)) }
+            if let socketWatch {
+                var wait = errand_curl_waitfd(
+                    fd: socketWatch.descriptor, events: Int16(ERRAND_CURL_WAIT_POLLIN), revents: 0)
+                _ = errand_curl_multi_poll(multi, &wait, 1, Int32(timeout))
+                if wait.revents != 0 { socketWatch.ready().forEach { sockets[$0]?.needsPump = true } }
+            } else {
+                polled = sockets.values.compactMap { socket in
+                    socket.pollEvents.map {
+                        (socket, errand_curl_waitfd(fd: socket.descriptor, events: $0, revents: 0))
+                    }
+                }
+                var waits = polled.map(\.wait)
+                _ = errand_curl_multi_poll(multi, &waits, UInt32(waits.count), Int32(timeout))
+                for (index, wait) in waits.enumerated() where wait.revents != 0 {
+                    polled[index].socket.needsPump = true
+                }
             }
-            var waits = polled.map(\.wait)
-            _ = errand_curl_multi_poll(multi, &waits, UInt32(waits.count), Int32(timeout))
-            for (index, wait) in waits.enumerated() where wait.revents != 0 { polled[index].socket.needsPump = true }
             driver.awoke()
         }
         spareHandles.forEach(errand_curl_easy_cleanup)
@@ -311,9 +325,22 @@ final class CurlLoop {
 
     private func pumpSockets() {
         for socket in sockets.values where socket.needsPump {
-            guard case .ended(let error) = socket.pump(batch: drains, buffer: &socketBuffer) else { continue }
+            guard case .ended(let error) = socket.pump(batch: drains, buffer: &socketBuffer) else {
+                // What it waits for may have changed: writes queued or sent, reading paused or resumed.
+                if socketWatch?.update(socket) == false { end(socket, with: Self.unwatchable(socket)) }
+                continue
+            }
             end(socket, with: error)
         }
+    }
+
+    /// Why a socket the system would not watch ended: it could never be read again.
+    private static func unwatchable(_ socket: CurlSocket) -> ErrandError {
+        let reason = "the system refused to watch the WebSocket's connection (\(String(cString: strerror(errno))))"
+        return .transport(
+            URLError(
+                .cannotConnectToHost,
+                userInfo: [NSURLErrorFailingURLErrorKey: socket.url, NSLocalizedDescriptionKey: reason]))
     }
 
     /// Drops `socket`'s connection and reports its end: `nil` for an orderly close by the peer.
@@ -324,6 +351,7 @@ final class CurlLoop {
 
     private func remove(_ socket: CurlSocket, failingWritesWith error: ErrandError) {
         socket.failWrites(with: error)
+        socketWatch?.forget(socket)
         // Removing a connect-only handle from the multi handle closes its connection.
         _ = errand_curl_multi_remove_handle(multi, socket.easy)
         sockets[socket.id] = nil

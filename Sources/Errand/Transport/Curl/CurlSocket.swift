@@ -63,6 +63,8 @@ final class CurlSocket {
     /// Whether the next loop turn must pump it even if the poll reported nothing: new writes, a
     /// resumed reader, or TLS data OpenSSL may hold with the socket itself quiet.
     var needsPump = false
+    /// What the loop's ``CurlSocketWatch`` watches it for: 0 while unwatched.
+    var watchedEvents: Int16 = 0
     private let handshakeDeadline: DispatchTime
     private var phase = Phase.connecting
     private var head = CurlResponseHead()
