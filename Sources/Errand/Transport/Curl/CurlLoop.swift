@@ -18,6 +18,8 @@ final class CurlLoop {
     /// Connections opened for WebSockets, by request and by easy handle.
     private var sockets: [Int: CurlSocket] = [:]
     private var socketsByHandle: [UnsafeMutableRawPointer: CurlSocket] = [:]
+    /// The sockets libcurl is still connecting, by request.
+    private var connectingSockets: Set<Int> = []
     /// Watches the sockets as one descriptor; `nil` where the platform cannot, when each socket
     /// goes to the poll itself.
     private let socketWatch = CurlSocketWatch()
@@ -59,9 +61,13 @@ final class CurlLoop {
         var polled: [(socket: CurlSocket, wait: errand_curl_waitfd)] = []
         while !(isShuttingDown && transfers.isEmpty && sockets.isEmpty && !driver.hasRequestsInFlight) {
             driver.takeCommands().forEach(handle)
-            var running: Int32 = 0
-            _ = errand_curl_multi_perform(multi, &running)
-            collectFinished()
+            // A connected socket's handle sits finished in the multi handle, and libcurl walks
+            // every handle it holds at each call: with only sockets open, there is nothing to drive.
+            if !transfers.isEmpty || !connectingSockets.isEmpty {
+                var running: Int32 = 0
+                _ = errand_curl_multi_perform(multi, &running)
+                collectFinished()
+            }
             pumpSockets()
             expireTimeouts()
             drains.start()
@@ -288,6 +294,7 @@ final class CurlLoop {
         let socket = CurlSocket(opening, easy: easy, resolveList: resolveList)
         sockets[socket.id] = socket
         socketsByHandle[easy] = socket
+        connectingSockets.insert(socket.id)
     }
 
     /// A socket's connection stays in the multi handle, where libcurl counts it against the
@@ -316,6 +323,7 @@ final class CurlLoop {
     }
 
     private func connected(_ socket: CurlSocket, result: Int32) {
+        connectingSockets.remove(socket.id)
         if let error = CurlErrorMapping.error(for: result, url: socket.url) {
             end(socket, with: error)
         } else {
@@ -356,6 +364,7 @@ final class CurlLoop {
         _ = errand_curl_multi_remove_handle(multi, socket.easy)
         sockets[socket.id] = nil
         socketsByHandle[socket.easy] = nil
+        connectingSockets.remove(socket.id)
         setHostConnectionLimit(openSockets: sockets.count)
         recycle(socket.easy)
         socket.resolveList.map(errand_curl_slist_free_all)
