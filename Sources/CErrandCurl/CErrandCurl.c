@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #ifdef __linux__
+#include <stdint.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 #endif
 
@@ -218,7 +220,23 @@ int errand_curl_multi_next_done(void *multi, void **easy, int *result) {
 }
 
 #ifdef __linux__
-int errand_socket_watch_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+// The eventfd's token: no socket's id.
+static const unsigned long long errand_wake_token = ~0ULL;
+
+int errand_socket_watch_create(int *wake) {
+    int watch = epoll_create1(EPOLL_CLOEXEC);
+    if (watch < 0) return -1;
+    *wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    struct epoll_event event = {0};
+    event.events = EPOLLIN;
+    event.data.u64 = errand_wake_token;
+    if (*wake < 0 || epoll_ctl(watch, EPOLL_CTL_ADD, *wake, &event) != 0) {
+        if (*wake >= 0) close(*wake);
+        close(watch);
+        return -1;
+    }
+    return watch;
+}
 
 int errand_socket_watch_set(int watch, int fd, short events, int was_watched, unsigned long long token) {
     // A socket watched for nothing leaves the set: epoll would still report its hang-up, again and again.
@@ -230,19 +248,41 @@ int errand_socket_watch_set(int watch, int fd, short events, int was_watched, un
     return epoll_ctl(watch, was_watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
 }
 
-int errand_socket_watch_ready(int watch, unsigned long long *tokens, int capacity) {
-    struct epoll_event events[256];
-    int count = epoll_wait(watch, events, capacity < 256 ? capacity : 256, 0);
-    for (int index = 0; index < count; index++) tokens[index] = events[index].data.u64;
-    return count;
+void errand_socket_watch_wake(int wake) {
+    uint64_t one = 1;
+    // A full counter already wakes the thread: nothing is lost when this write is refused.
+    ssize_t written = write(wake, &one, sizeof one);
+    (void)written;
 }
 
-void errand_socket_watch_close(int watch) { close(watch); }
+int errand_socket_watch_ready(int watch, int wake, unsigned long long *tokens, int capacity, int timeout_ms) {
+    struct epoll_event events[256];
+    int count = epoll_wait(watch, events, capacity < 256 ? capacity : 256, timeout_ms);
+    int ready = 0;
+    for (int index = 0; index < count; index++) {
+        if (events[index].data.u64 != errand_wake_token) {
+            tokens[ready++] = events[index].data.u64;
+            continue;
+        }
+        uint64_t wakes;
+        ssize_t taken = read(wake, &wakes, sizeof wakes);
+        (void)taken;
+    }
+    return count < 0 ? -1 : ready;
+}
+
+void errand_socket_watch_close(int watch, int wake) {
+    close(wake);
+    close(watch);
+}
 #else
-int errand_socket_watch_create(void) { return -1; }
+int errand_socket_watch_create(int *wake) { return -1; }
 int errand_socket_watch_set(int watch, int fd, short events, int was_watched, unsigned long long token) {
     return -1;
 }
-int errand_socket_watch_ready(int watch, unsigned long long *tokens, int capacity) { return -1; }
-void errand_socket_watch_close(int watch) {}
+void errand_socket_watch_wake(int wake) {}
+int errand_socket_watch_ready(int watch, int wake, unsigned long long *tokens, int capacity, int timeout_ms) {
+    return -1;
+}
+void errand_socket_watch_close(int watch, int wake) {}
 #endif

@@ -138,15 +138,19 @@ typedef struct {
 } errand_curl_waitfd;
 
 /// Sockets the curl thread watches itself, beside libcurl's: an epoll instance on Linux, one
-/// descriptor for `curl_multi_poll` however many sockets there are. -1 where there is none; the
+/// descriptor for `curl_multi_poll` however many sockets there are, and with it an eventfd in the
+/// set (`*wake`) that other threads write to wake the curl thread. -1 where there is none; the
 /// caller then hands its sockets to `curl_multi_poll` one by one.
-int errand_socket_watch_create(void);
+int errand_socket_watch_create(int *wake);
 /// Watches `fd` for `events` (ERRAND_CURL_WAIT_POLLIN and ERRAND_CURL_WAIT_POLLOUT bits) under
 /// `token`, or stops watching it when `events` is 0; `was_watched` says whether it was until now.
 int errand_socket_watch_set(int watch, int fd, short events, int was_watched, unsigned long long token);
-/// The tokens of up to `capacity` watched sockets that are ready now, without waiting: their count, or -1.
-int errand_socket_watch_ready(int watch, unsigned long long *tokens, int capacity);
-void errand_socket_watch_close(int watch);
+/// Wakes a thread waiting on `watch`, from any thread.
+void errand_socket_watch_wake(int wake);
+/// The tokens of up to `capacity` watched sockets that are ready, waiting up to `timeout_ms` for
+/// one or a wake: their count, or -1. A wake is taken, and not counted.
+int errand_socket_watch_ready(int watch, int wake, unsigned long long *tokens, int capacity, int timeout_ms);
+void errand_socket_watch_close(int watch, int wake);
 
 /// A write, header or read callback: `(buffer, size, count, userdata)`, as libcurl calls them.
 typedef size_t (*errand_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);

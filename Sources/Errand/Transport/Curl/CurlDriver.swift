@@ -2,7 +2,8 @@ import CErrandCurl
 import Foundation
 
 /// One libcurl multi handle and the thread that runs it; other threads talk to it only through
-/// commands, which wake the thread with `curl_multi_wakeup`.
+/// commands, which wake the thread through its ``CurlSocketWatch``, or with `curl_multi_wakeup`
+/// where there is none.
 final class CurlDriver: Sendable {
     /// What other threads ask of the curl thread.
     enum Command: Sendable {
@@ -27,12 +28,15 @@ final class CurlDriver: Sendable {
     /// The multi handle's address: `curl_multi_wakeup` is the one multi call libcurl allows from
     /// any thread, and the handle lives as long as this object.
     private let multiAddress: Int
+    /// The loop's socket watch, whose wake-up reaches the thread whether it waits in libcurl's
+    /// poll or on the watch alone.
+    private let socketWatch: CurlSocketWatch?
     private let inbox = Locked(Inbox())
     private let nextID = Locked(0)
     /// Requests sent and not completed: the thread outlives the transport until they end.
     private let requestsInFlight = Locked(0)
 
-    /// The commands waiting, and whether the thread sleeps in `curl_multi_poll`: only then does
+    /// The commands waiting, and whether the thread sleeps in its poll: only then does
     /// a command need the system call that wakes it, which at one request in flight cost more
     /// than the rest of starting the request.
     private struct Inbox {
@@ -60,10 +64,15 @@ final class CurlDriver: Sendable {
         // HTTP/2 requests to one host share its connection (libcurl's default since 7.62; said for older ones).
         _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_PIPELINING, Int(ERRAND_CURLPIPE_MULTIPLEX))
         multiAddress = Int(bitPattern: multi)
+        let socketWatch = CurlSocketWatch()
+        self.socketWatch = socketWatch
         let thread = Thread { [self] in
             Thread.current.threadDictionary[Self.threadMarker] = true
             guard let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) else { return }
-            CurlLoop(driver: self, multi: multi, cookies: cookies, connection: connection, calls: calls).run()
+            CurlLoop(
+                driver: self, multi: multi, cookies: cookies, connection: connection, calls: calls,
+                socketWatch: socketWatch
+            ).run()
         }
         thread.name = "Errand.CurlTransport"
         thread.start()
@@ -150,6 +159,7 @@ final class CurlDriver: Sendable {
     }
 
     private func wake() {
+        if let socketWatch { return socketWatch.wake() }
         if let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) { _ = errand_curl_multi_wakeup(multi) }
     }
 }

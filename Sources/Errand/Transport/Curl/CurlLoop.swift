@@ -22,7 +22,7 @@ final class CurlLoop {
     private var connectingSockets: Set<Int> = []
     /// Watches the sockets as one descriptor; `nil` where the platform cannot, when each socket
     /// goes to the poll itself.
-    private let socketWatch = CurlSocketWatch()
+    private let socketWatch: CurlSocketWatch?
     /// What every socket reads into, in turn.
     private var socketBuffer = [UInt8](repeating: 0, count: CurlSocket.readSize)
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
@@ -38,9 +38,10 @@ final class CurlLoop {
 
     init(
         driver: CurlDriver, multi: UnsafeMutableRawPointer, cookies: CurlCookies, connection: CurlConnectionSettings,
-        calls: CurlCalls
+        calls: CurlCalls, socketWatch: CurlSocketWatch?
     ) {
         self.driver = driver
+        self.socketWatch = socketWatch
         self.multi = multi
         self.cookies = cookies
         self.connection = connection
@@ -61,9 +62,7 @@ final class CurlLoop {
         var polled: [(socket: CurlSocket, wait: errand_curl_waitfd)] = []
         while !(isShuttingDown && transfers.isEmpty && sockets.isEmpty && !driver.hasRequestsInFlight) {
             driver.takeCommands().forEach(handle)
-            // A connected socket's handle sits finished in the multi handle, and libcurl walks
-            // every handle it holds at each call: with only sockets open, there is nothing to drive.
-            if !transfers.isEmpty || !connectingSockets.isEmpty {
+            if drivesLibcurl {
                 var running: Int32 = 0
                 _ = errand_curl_multi_perform(multi, &running)
                 collectFinished()
@@ -74,10 +73,16 @@ final class CurlLoop {
             // Asleep only with no command waiting: one submitted from now on wakes the poll.
             let timeout = driver.prepareToSleep() ? pollMilliseconds() : 0
             if let socketWatch {
-                var wait = errand_curl_waitfd(
-                    fd: socketWatch.descriptor, events: Int16(ERRAND_CURL_WAIT_POLLIN), revents: 0)
-                _ = errand_curl_multi_poll(multi, &wait, 1, Int32(timeout))
-                if wait.revents != 0 { socketWatch.ready().forEach { sockets[$0]?.needsPump = true } }
+                var ready: [Int] = []
+                if drivesLibcurl {
+                    var wait = errand_curl_waitfd(
+                        fd: socketWatch.descriptor, events: Int16(ERRAND_CURL_WAIT_POLLIN), revents: 0)
+                    _ = errand_curl_multi_poll(multi, &wait, 1, Int32(timeout))
+                    if wait.revents != 0 { ready = socketWatch.ready(waitingAtMost: 0) }
+                } else {
+                    ready = socketWatch.ready(waitingAtMost: Int32(timeout))
+                }
+                ready.forEach { sockets[$0]?.needsPump = true }
             } else {
                 polled = sockets.values.compactMap { socket in
                     socket.pollEvents.map {
@@ -95,6 +100,11 @@ final class CurlLoop {
         spareHandles.forEach(errand_curl_easy_cleanup)
         spareHandles.removeAll()
     }
+
+    /// Whether libcurl has anything to drive: a transfer, or a socket it is connecting. A
+    /// connected socket's handle sits finished in the multi handle, yet every `curl_multi_perform`
+    /// and `curl_multi_poll` walks all the handles it holds.
+    private var drivesLibcurl: Bool { !transfers.isEmpty || !connectingSockets.isEmpty }
 
     private func handle(_ command: CurlDriver.Command) {
         switch command {
