@@ -59,7 +59,6 @@ final class CurlLoop {
 
     func run() {
         // A request between redirects has no transfer, but is still in flight.
-        var polled: [(socket: CurlSocket, wait: errand_curl_waitfd)] = []
         while !(isShuttingDown && transfers.isEmpty && sockets.isEmpty && !driver.hasRequestsInFlight) {
             driver.takeCommands().forEach(handle)
             if drivesLibcurl {
@@ -71,34 +70,35 @@ final class CurlLoop {
             expireTimeouts()
             drains.start()
             // Asleep only with no command waiting: one submitted from now on wakes the poll.
-            let timeout = driver.prepareToSleep() ? pollMilliseconds() : 0
-            if let socketWatch {
-                var ready: [Int] = []
-                if drivesLibcurl {
-                    var wait = errand_curl_waitfd(
-                        fd: socketWatch.descriptor, events: Int16(ERRAND_CURL_WAIT_POLLIN), revents: 0)
-                    _ = errand_curl_multi_poll(multi, &wait, 1, Int32(timeout))
-                    if wait.revents != 0 { ready = socketWatch.ready(waitingAtMost: 0) }
-                } else {
-                    ready = socketWatch.ready(waitingAtMost: Int32(timeout))
-                }
-                ready.forEach { sockets[$0]?.needsPump = true }
-            } else {
-                polled = sockets.values.compactMap { socket in
-                    socket.pollEvents.map {
-                        (socket, errand_curl_waitfd(fd: socket.descriptor, events: $0, revents: 0))
-                    }
-                }
-                var waits = polled.map(\.wait)
-                _ = errand_curl_multi_poll(multi, &waits, UInt32(waits.count), Int32(timeout))
-                for (index, wait) in waits.enumerated() where wait.revents != 0 {
-                    polled[index].socket.needsPump = true
-                }
-            }
+            wait(milliseconds: driver.prepareToSleep() ? pollMilliseconds() : 0)
             driver.awoke()
         }
         spareHandles.forEach(errand_curl_easy_cleanup)
         spareHandles.removeAll()
+    }
+
+    /// Waits up to `milliseconds` for libcurl's sockets, the WebSockets or a wake, and marks the
+    /// WebSockets that are ready to be pumped.
+    private func wait(milliseconds: Int) {
+        guard let socketWatch else {
+            let polled = sockets.values.compactMap { socket in
+                socket.pollEvents.map { (socket, errand_curl_waitfd(fd: socket.descriptor, events: $0, revents: 0)) }
+            }
+            var waits = polled.map(\.1)
+            _ = errand_curl_multi_poll(multi, &waits, UInt32(waits.count), Int32(milliseconds))
+            for (index, wait) in waits.enumerated() where wait.revents != 0 { polled[index].0.needsPump = true }
+            return
+        }
+        var ready: [Int] = []
+        if drivesLibcurl {
+            var wait = errand_curl_waitfd(
+                fd: socketWatch.descriptor, events: Int16(ERRAND_CURL_WAIT_POLLIN), revents: 0)
+            _ = errand_curl_multi_poll(multi, &wait, 1, Int32(milliseconds))
+            if wait.revents != 0 { ready = socketWatch.ready(waitingAtMost: 0) }
+        } else {
+            ready = socketWatch.ready(waitingAtMost: Int32(milliseconds))
+        }
+        for id in ready { sockets[id]?.needsPump = true }
     }
 
     /// Whether libcurl has anything to drive: a transfer, or a socket it is connecting. A
