@@ -285,24 +285,21 @@ final class WebSocketSession: Sendable {
     func handle(_ events: [WebSocketMessageAssembler.Event]) {
         var messages: [WebSocketMessage] = []
         for event in events {
-            guard case .message(let message) = event else {
-                inbox.put(messages)
-                messages = []
-                handleControl(event)
+            if case .message(let message) = event {
+                report?(message, false)
+                messages.append(message)
                 continue
             }
-            report?(message, false)
-            messages.append(message)
+            // A control frame acts after the messages that came before it.
+            inbox.put(messages)
+            messages = []
+            switch event {
+            case .message: break
+            case .ping(let payload): sendControl(.pong, payload)
+            case .pong(let payload): pongArrived(payload)
+            case .close(let code, let reason): peerClosed(code, reason: reason)
+            }
         }
         inbox.put(messages)
-    }
-
-    private func handleControl(_ event: WebSocketMessageAssembler.Event) {
-        switch event {
-        case .message: break
-        case .ping(let payload): sendControl(.pong, payload)
-        case .pong(let payload): pongArrived(payload)
-        case .close(let code, let reason): peerClosed(code, reason: reason)
-        }
     }
 }

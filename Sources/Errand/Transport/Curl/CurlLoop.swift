@@ -23,6 +23,8 @@ final class CurlLoop {
     /// Watches the sockets as one descriptor; `nil` where the platform cannot, when each socket
     /// goes to the poll itself.
     private let socketWatch: CurlSocketWatch?
+    /// Where the socket watch puts the ids of the sockets ready, each turn.
+    private var readySockets = [UInt64](repeating: 0, count: CurlSocketWatch.batchSize)
     /// What every socket reads into, in turn.
     private var socketBuffer = [UInt8](repeating: 0, count: CurlSocket.readSize)
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
@@ -89,16 +91,17 @@ final class CurlLoop {
             for (index, wait) in waits.enumerated() where wait.revents != 0 { polled[index].0.needsPump = true }
             return
         }
-        var ready: [Int] = []
+        var waitsForSockets = Int32(milliseconds)
         if drivesLibcurl {
             var wait = errand_curl_waitfd(
                 fd: socketWatch.descriptor, events: Int16(ERRAND_CURL_WAIT_POLLIN), revents: 0)
             _ = errand_curl_multi_poll(multi, &wait, 1, Int32(milliseconds))
-            if wait.revents != 0 { ready = socketWatch.ready(waitingAtMost: 0) }
-        } else {
-            ready = socketWatch.ready(waitingAtMost: Int32(milliseconds))
+            guard wait.revents != 0 else { return }
+            waitsForSockets = 0
         }
-        for id in ready { sockets[id]?.needsPump = true }
+        for id in socketWatch.ready(waitingAtMost: waitsForSockets, into: &readySockets) {
+            sockets[Int(truncatingIfNeeded: id)]?.needsPump = true
+        }
     }
 
     /// Whether libcurl has anything to drive: a transfer, or a socket it is connecting. A

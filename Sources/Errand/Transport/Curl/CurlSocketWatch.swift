@@ -13,7 +13,7 @@ final class CurlSocketWatch: Sendable {
     private let wakeDescriptor: Int32
 
     /// The most ready sockets taken in one turn; the others stay ready for the next.
-    private static let batchSize = 256
+    static let batchSize = 256
 
     init?() {
         var wake: Int32 = -1
@@ -51,12 +51,12 @@ final class CurlSocketWatch: Sendable {
     }
 
     /// On the curl thread: the ids of watched sockets that are ready, waiting at most
-    /// `milliseconds` for one or a wake.
-    func ready(waitingAtMost milliseconds: Int32) -> [Int] {
-        var tokens = [UInt64](repeating: 0, count: Self.batchSize)
+    /// `milliseconds` for one or a wake; `tokens` is the caller's buffer, reused every turn,
+    /// whose size bounds how many are taken in one.
+    func ready(waitingAtMost milliseconds: Int32, into tokens: inout [UInt64]) -> ArraySlice<UInt64> {
         let count = tokens.withUnsafeMutableBufferPointer {
             errand_socket_watch_ready(descriptor, wakeDescriptor, $0.baseAddress, Int32($0.count), milliseconds)
         }
-        return tokens.prefix(Int(max(count, 0))).map { Int(truncatingIfNeeded: $0) }
+        return tokens.prefix(Int(max(count, 0)))
     }
 }
