@@ -57,9 +57,14 @@ struct ConnectionOptionsTests {
     @Test(.enabled(if: CurlTransport.isAvailable))
     func aSecondRequestReusesTheFirstOnesConnection() async throws {
         let transport = CurlTransport()
-        let first = try await send(try #require(loopbackServer).baseURL + "/get", through: transport)
-        let second = try await send(try #require(loopbackServer).baseURL + "/get", through: transport)
+        let url = try #require(loopbackServer).baseURL + "/get"
+        let first = try await send(url, through: transport)
+        let start = ContinuousClock.now
+        let second = try await send(url, through: transport)
         #expect(first.metrics?.isReusedConnection == false)
+        // libcurl closes a connection idle for more than 118 s (CURLOPT_MAXAGE_CONN) rather than
+        // reuse it, and a starved test process can wait that long to send the second.
+        guard ContinuousClock.now - start < .seconds(118) else { return }
         #expect(second.metrics?.isReusedConnection == true)
     }
 
