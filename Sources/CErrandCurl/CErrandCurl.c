@@ -4,8 +4,11 @@
 #include <pthread.h>
 #ifdef __linux__
 #include <stdint.h>
+#include <errno.h>
+#include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 #endif
 
@@ -60,6 +63,7 @@ static struct {
     int (*multi_perform)(void *, int *);
     int (*multi_poll)(void *, errand_curl_waitfd *, unsigned, int, int *);
     int (*multi_wakeup)(void *);
+    int (*multi_socket_action)(void *, int, int, int *);
     errand_curl_message *(*multi_info_read)(void *, int *);
     const char *(*multi_strerror)(int);
     errand_curl_version_info *(*version_info)(int);
@@ -106,6 +110,7 @@ static void load(void) {
     ERRAND_LOAD(multi_poll, "curl_multi_poll")
     ERRAND_LOAD(multi_wakeup, "curl_multi_wakeup")
     ERRAND_LOAD(multi_info_read, "curl_multi_info_read")
+    ERRAND_LOAD(multi_socket_action, "curl_multi_socket_action")
     ERRAND_LOAD(version_info, "curl_version_info")
     // Only for messages: its absence does not make libcurl unusable.
     *(void **)(&curl.multi_strerror) = dlsym(library, "curl_multi_strerror");
@@ -205,6 +210,9 @@ int errand_curl_multi_poll(void *multi, errand_curl_waitfd *extra, unsigned extr
     return curl.multi_poll(multi, extra, extra_count, timeout_ms, NULL);
 }
 int errand_curl_multi_wakeup(void *multi) { return curl.multi_wakeup(multi); }
+int errand_curl_multi_socket_action(void *multi, int fd, int events, int *running) {
+    return curl.multi_socket_action(multi, fd, events, running);
+}
 const char *errand_curl_multi_strerror(int code) { return curl.multi_strerror ? curl.multi_strerror(code) : NULL; }
 
 int errand_curl_multi_next_done(void *multi, void **easy, int *result) {
@@ -245,7 +253,9 @@ int errand_socket_watch_set(int watch, int fd, short events, int was_watched, un
     if (events & ERRAND_CURL_WAIT_POLLIN) event.events |= EPOLLIN;
     if (events & ERRAND_CURL_WAIT_POLLOUT) event.events |= EPOLLOUT;
     event.data.u64 = token;
-    return epoll_ctl(watch, was_watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event);
+    if (epoll_ctl(watch, was_watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) == 0) return 0;
+    // libcurl may not yet have said it is done with a socket it connected: take it over.
+    return !was_watched && errno == EEXIST ? epoll_ctl(watch, EPOLL_CTL_MOD, fd, &event) : -1;
 }
 
 void errand_socket_watch_wake(int wake) {
@@ -260,16 +270,105 @@ int errand_socket_watch_ready(int watch, int wake, unsigned long long *tokens, i
     int count = epoll_wait(watch, events, capacity < 256 ? capacity : 256, timeout_ms);
     int ready = 0;
     for (int index = 0; index < count; index++) {
-        if (events[index].data.u64 != errand_wake_token) {
-            tokens[ready++] = events[index].data.u64;
+        unsigned long long token = events[index].data.u64;
+        if (token == errand_wake_token) {
+            uint64_t wakes;
+            ssize_t taken = read(wake, &wakes, sizeof wakes);
+            (void)taken;
             continue;
         }
-        uint64_t wakes;
-        ssize_t taken = read(wake, &wakes, sizeof wakes);
-        (void)taken;
+        if (token & ERRAND_CURL_SOCKET_TOKEN) {
+            // libcurl is told what happened, as curl_multi_socket_action's CURL_CSELECT_* bits.
+            unsigned long long happened = 0;
+            if (events[index].events & EPOLLIN) happened |= ERRAND_CURL_CSELECT_IN;
+            if (events[index].events & EPOLLOUT) happened |= ERRAND_CURL_CSELECT_OUT;
+            if (events[index].events & (EPOLLERR | EPOLLHUP)) happened |= ERRAND_CURL_CSELECT_ERR;
+            token |= happened << 32;
+        }
+        tokens[ready++] = token;
     }
     return count < 0 ? -1 : ready;
 }
+
+// What libcurl's socket and timer callbacks keep for the loop: the epoll set its sockets join,
+// and when it next wants curl_multi_socket_action(CURL_SOCKET_TIMEOUT).
+typedef struct {
+    int watch;
+    int has_deadline;
+    struct timespec deadline;
+} errand_curl_events;
+
+static int errand_curl_socket_changed(void *easy, int fd, int what, void *userp, void *socketp) {
+    (void)easy;
+    (void)socketp;
+    errand_curl_events *events = userp;
+    if (what == ERRAND_CURL_POLL_REMOVE) {
+        // libcurl says so before it closes the socket: the number cannot be someone else's yet.
+        epoll_ctl(events->watch, EPOLL_CTL_DEL, fd, NULL);
+        return 0;
+    }
+    struct epoll_event event = {0};
+    if (what & ERRAND_CURL_POLL_IN) event.events |= EPOLLIN;
+    if (what & ERRAND_CURL_POLL_OUT) event.events |= EPOLLOUT;
+    event.data.u64 = ERRAND_CURL_SOCKET_TOKEN | (unsigned int)fd;
+    if (epoll_ctl(events->watch, EPOLL_CTL_MOD, fd, &event) != 0 && errno == ENOENT) {
+        epoll_ctl(events->watch, EPOLL_CTL_ADD, fd, &event);
+    }
+    return 0;
+}
+
+static int errand_curl_timer_changed(void *multi, long timeout_ms, void *userp) {
+    (void)multi;
+    errand_curl_events *events = userp;
+    events->has_deadline = timeout_ms >= 0;
+    if (timeout_ms < 0) return 0;
+    clock_gettime(CLOCK_MONOTONIC, &events->deadline);
+    events->deadline.tv_sec += timeout_ms / 1000;
+    events->deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
+    if (events->deadline.tv_nsec >= 1000000000L) {
+        events->deadline.tv_sec += 1;
+        events->deadline.tv_nsec -= 1000000000L;
+    }
+    return 0;
+}
+
+void *errand_curl_multi_watch(void *multi, int watch) {
+    errand_curl_events *events = calloc(1, sizeof *events);
+    if (!events) return NULL;
+    events->watch = watch;
+    if (curl.multi_setopt(multi, ERRAND_CURLMOPT_SOCKETDATA, events) != ERRAND_CURLM_OK ||
+        curl.multi_setopt(multi, ERRAND_CURLMOPT_SOCKETFUNCTION, errand_curl_socket_changed) != ERRAND_CURLM_OK ||
+        curl.multi_setopt(multi, ERRAND_CURLMOPT_TIMERDATA, events) != ERRAND_CURLM_OK ||
+        curl.multi_setopt(multi, ERRAND_CURLMOPT_TIMERFUNCTION, errand_curl_timer_changed) != ERRAND_CURLM_OK) {
+        curl.multi_setopt(multi, ERRAND_CURLMOPT_SOCKETFUNCTION, NULL);
+        curl.multi_setopt(multi, ERRAND_CURLMOPT_TIMERFUNCTION, NULL);
+        free(events);
+        return NULL;
+    }
+    return events;
+}
+
+int errand_curl_timer_milliseconds(void *watching) {
+    errand_curl_events *events = watching;
+    if (!events->has_deadline) return -1;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long remaining = (long long)(events->deadline.tv_sec - now.tv_sec) * 1000000000LL +
+                          (events->deadline.tv_nsec - now.tv_nsec);
+    if (remaining <= 0) return 0;
+    // Rounded up: waking a millisecond early would only find the timer not yet due.
+    long long milliseconds = (remaining + 999999) / 1000000;
+    return milliseconds > 0x7fffffff ? 0x7fffffff : (int)milliseconds;
+}
+
+int errand_curl_timer_take_due(void *watching) {
+    errand_curl_events *events = watching;
+    if (errand_curl_timer_milliseconds(watching) != 0) return 0;
+    events->has_deadline = 0;
+    return 1;
+}
+
+void errand_curl_multi_unwatch(void *watching) { free(watching); }
 
 void errand_socket_watch_close(int watch, int wake) {
     close(wake);
@@ -285,4 +384,8 @@ int errand_socket_watch_ready(int watch, int wake, unsigned long long *tokens, i
     return -1;
 }
 void errand_socket_watch_close(int watch, int wake) {}
+void *errand_curl_multi_watch(void *multi, int watch) { return NULL; }
+int errand_curl_timer_milliseconds(void *watching) { return -1; }
+int errand_curl_timer_take_due(void *watching) { return 0; }
+void errand_curl_multi_unwatch(void *watching) {}
 #endif

@@ -60,6 +60,18 @@
 #define ERRAND_CURLMOPT_PIPELINING 3
 #define ERRAND_CURLMOPT_MAXCONNECTS 6
 #define ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS 7
+#define ERRAND_CURLMOPT_SOCKETFUNCTION 20001
+#define ERRAND_CURLMOPT_SOCKETDATA 10002
+#define ERRAND_CURLMOPT_TIMERFUNCTION 20004
+#define ERRAND_CURLMOPT_TIMERDATA 10005
+// The socket callback's `what`, and curl_multi_socket_action's socket and event bits.
+#define ERRAND_CURL_POLL_IN 1
+#define ERRAND_CURL_POLL_OUT 2
+#define ERRAND_CURL_POLL_REMOVE 4
+#define ERRAND_CURL_SOCKET_TIMEOUT (-1)
+#define ERRAND_CURL_CSELECT_IN 1
+#define ERRAND_CURL_CSELECT_OUT 2
+#define ERRAND_CURL_CSELECT_ERR 4
 
 // Info numbers: the type base (0x200000 long, 0x100000 string or pointer, 0x600000 curl_off_t) plus the index.
 #define ERRAND_CURLINFO_RESPONSE_CODE 0x200002
@@ -148,9 +160,23 @@ int errand_socket_watch_set(int watch, int fd, short events, int was_watched, un
 /// Wakes a thread waiting on `watch`, from any thread.
 void errand_socket_watch_wake(int wake);
 /// The tokens of up to `capacity` watched sockets that are ready, waiting up to `timeout_ms` for
-/// one or a wake: their count, or -1. A wake is taken, and not counted.
+/// one or a wake: their count, or -1. A wake is taken, and not counted. A token with
+/// ERRAND_CURL_SOCKET_TOKEN set is one of libcurl's sockets: its low 32 bits are the descriptor,
+/// the next 8 what happened, as CURL_CSELECT_* bits.
 int errand_socket_watch_ready(int watch, int wake, unsigned long long *tokens, int capacity, int timeout_ms);
 void errand_socket_watch_close(int watch, int wake);
+/// Marks libcurl's own sockets among a watch's tokens; the application's stay below it.
+#define ERRAND_CURL_SOCKET_TOKEN (1ULL << 62)
+/// Puts the sockets of `multi`'s transfers into `watch` as libcurl asks for them
+/// (`CURLMOPT_SOCKETFUNCTION`) and keeps the timeout it asks for (`CURLMOPT_TIMERFUNCTION`), to
+/// be driven with curl_multi_socket_action. The state to pass below and free with
+/// errand_curl_multi_unwatch after the multi handle; NULL where there is no epoll.
+void *errand_curl_multi_watch(void *multi, int watch);
+/// Milliseconds until libcurl's timeout is due, rounded up; 0 when due, -1 when none is set.
+int errand_curl_timer_milliseconds(void *watching);
+/// 1, clearing it, when libcurl's timeout is due: call curl_multi_socket_action(CURL_SOCKET_TIMEOUT).
+int errand_curl_timer_take_due(void *watching);
+void errand_curl_multi_unwatch(void *watching);
 
 /// A write, header or read callback: `(buffer, size, count, userdata)`, as libcurl calls them.
 typedef size_t (*errand_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
@@ -199,6 +225,8 @@ int errand_curl_multi_perform(void *multi, int *running);
 /// Waits for the transfers' sockets and `extra` more (`extra_count` of them), at most `timeout_ms`.
 int errand_curl_multi_poll(void *multi, errand_curl_waitfd *extra, unsigned extra_count, int timeout_ms);
 int errand_curl_multi_wakeup(void *multi);
+/// Tells libcurl that `fd` (or ERRAND_CURL_SOCKET_TIMEOUT) is ready for `events` (CURL_CSELECT_* bits).
+int errand_curl_multi_socket_action(void *multi, int fd, int events, int *running);
 /// libcurl's description of a `CURLMcode`, or NULL.
 const char *errand_curl_multi_strerror(int code);
 /// The next finished transfer, if any: 1 with `easy` and `result` set, else 0.

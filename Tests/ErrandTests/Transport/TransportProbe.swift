@@ -118,11 +118,15 @@ extension TransportRequest {
 /// The transports every parity test runs under.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case curl
+    /// CurlTransport on the loop of platforms without epoll: `curl_multi_perform` and `curl_multi_poll`.
+    case curlPollLoop
     case urlSession
 
     func make(configuration: URLSessionConfiguration = .default) -> any Transport {
         switch self {
         case .curl: CurlTransport(configuration: configuration)
+        case .curlPollLoop:
+            CurlTransport(configuration: configuration, bufferLimit: 1 << 20, calls: .libcurl, watchesSockets: false)
         case .urlSession: URLSessionTransport(configuration: configuration)
         }
     }

@@ -9,6 +9,8 @@ import Testing
 struct WebSocketFaultTests {
     enum Kind: CaseIterable, Sendable {
         case curl
+        /// CurlTransport on the loop of platforms without epoll.
+        case curlPollLoop
         #if canImport(FoundationNetworking)
             case urlSession
         #endif
@@ -36,8 +38,9 @@ struct WebSocketFaultTests {
 
     func agent(_ kind: Kind) -> (NetworkAgent, CurlTransport?) {
         switch kind {
-        case .curl:
-            let transport = CurlTransport()
+        case .curl, .curlPollLoop:
+            let transport = CurlTransport(
+                configuration: .default, bufferLimit: 1 << 20, calls: .libcurl, watchesSockets: kind == .curl)
             return (fixture.makeAgent(transport: transport), transport)
         #if canImport(FoundationNetworking)
             case .urlSession: return (fixture.makeAgent(transport: URLSessionTransport()), nil)

@@ -53,7 +53,9 @@ final class CurlDriver: Sendable {
     private static let pooledHosts = 4
 
     /// Creates the multi handle and starts its thread; `nil` when libcurl is not available.
-    init?(cookies: CurlCookies, connection: CurlConnectionSettings, calls: CurlCalls) {
+    /// `watchesSockets: false` keeps to `curl_multi_perform` and `curl_multi_poll` where epoll
+    /// exists, so that tests reach the loop other platforms run.
+    init?(cookies: CurlCookies, connection: CurlConnectionSettings, calls: CurlCalls, watchesSockets: Bool = true) {
         guard CurlLibrary.isLoaded, let multi = errand_curl_multi_init() else { return nil }
         _ = errand_curl_multi_setopt_long(
             multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, connection.maximumConnectionsPerHost)
@@ -64,7 +66,7 @@ final class CurlDriver: Sendable {
         // HTTP/2 requests to one host share its connection (libcurl's default since 7.62; said for older ones).
         _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_PIPELINING, Int(ERRAND_CURLPIPE_MULTIPLEX))
         multiAddress = Int(bitPattern: multi)
-        let socketWatch = CurlSocketWatch()
+        let socketWatch = watchesSockets ? CurlSocketWatch(multi: multi) : nil
         self.socketWatch = socketWatch
         let thread = Thread { [self] in
             Thread.current.threadDictionary[Self.threadMarker] = true

@@ -4,6 +4,11 @@ import Foundation
 
 /// The curl thread's loop: runs the multi handle, starts, cancels and resumes transfers as
 /// commanded, enforces timeouts, and reports each finished hop.
+///
+/// With a ``CurlSocketWatch`` (Linux) a turn costs what is ready, not what is open: the thread
+/// waits on one epoll set holding libcurl's sockets and the WebSockets, acts on each ready one
+/// alone, and looks only at the timeouts that are due. Elsewhere it runs `curl_multi_perform`
+/// and `curl_multi_poll` over every transfer each turn.
 final class CurlLoop {
     private let driver: CurlDriver
     private let multi: UnsafeMutableRawPointer
@@ -20,11 +25,16 @@ final class CurlLoop {
     private var socketsByHandle: [UnsafeMutableRawPointer: CurlSocket] = [:]
     /// The sockets libcurl is still connecting, by request.
     private var connectingSockets: Set<Int> = []
-    /// Watches the sockets as one descriptor; `nil` where the platform cannot, when each socket
-    /// goes to the poll itself.
+    /// Watches libcurl's sockets and the WebSockets as one descriptor; `nil` where the platform
+    /// cannot, when libcurl polls its own and each WebSocket goes to its poll.
     private let socketWatch: CurlSocketWatch?
-    /// Where the socket watch puts the ids of the sockets ready, each turn.
-    private var readySockets = [UInt64](repeating: 0, count: CurlSocketWatch.batchSize)
+    /// Where the socket watch puts the tokens of what is ready, each turn.
+    private var readyTokens = [UInt64](repeating: 0, count: CurlSocketWatch.batchSize)
+    /// The WebSockets to pump this turn, and the batch being pumped: two buffers, kept.
+    private var pumpQueue: [CurlSocket] = []
+    private var pumping: [CurlSocket] = []
+    /// When each request's timeouts are next looked at.
+    private var deadlines = CurlDeadlines()
     /// What every socket reads into, in turn.
     private var socketBuffer = [UInt8](repeating: 0, count: CurlSocket.readSize)
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
@@ -63,11 +73,7 @@ final class CurlLoop {
         // A request between redirects has no transfer, but is still in flight.
         while !(isShuttingDown && transfers.isEmpty && sockets.isEmpty && !driver.hasRequestsInFlight) {
             driver.takeCommands().forEach(handle)
-            if drivesLibcurl {
-                var running: Int32 = 0
-                _ = errand_curl_multi_perform(multi, &running)
-                collectFinished()
-            }
+            driveLibcurl()
             pumpSockets()
             expireTimeouts()
             drains.start()
@@ -79,34 +85,48 @@ final class CurlLoop {
         spareHandles.removeAll()
     }
 
-    /// Waits up to `milliseconds` for libcurl's sockets, the WebSockets or a wake, and marks the
-    /// WebSockets that are ready to be pumped.
-    private func wait(milliseconds: Int) {
-        guard let socketWatch else {
-            let polled = sockets.values.compactMap { socket in
-                socket.pollEvents.map { (socket, errand_curl_waitfd(fd: socket.descriptor, events: $0, revents: 0)) }
+    /// Lets libcurl do what is due, and reports the transfers it finished. With the watch, its
+    /// ready sockets were acted on as the wait found them: only its timeout is left.
+    private func driveLibcurl() {
+        var running: Int32 = 0
+        if let socketWatch {
+            if socketWatch.takeLibcurlTimeoutIfDue() {
+                _ = errand_curl_multi_socket_action(multi, ERRAND_CURL_SOCKET_TIMEOUT, 0, &running)
             }
-            var waits = polled.map(\.1)
-            _ = errand_curl_multi_poll(multi, &waits, UInt32(waits.count), Int32(milliseconds))
-            for (index, wait) in waits.enumerated() where wait.revents != 0 { polled[index].0.needsPump = true }
-            return
+        } else if drivesLibcurl {
+            _ = errand_curl_multi_perform(multi, &running)
         }
-        var waitsForSockets = Int32(milliseconds)
-        if drivesLibcurl {
-            var wait = errand_curl_waitfd(
-                fd: socketWatch.descriptor, events: Int16(ERRAND_CURL_WAIT_POLLIN), revents: 0)
-            _ = errand_curl_multi_poll(multi, &wait, 1, Int32(milliseconds))
-            guard wait.revents != 0 else { return }
-            waitsForSockets = 0
-        }
-        for id in socketWatch.ready(waitingAtMost: waitsForSockets, into: &readySockets) {
-            sockets[Int(truncatingIfNeeded: id)]?.needsPump = true
+        collectFinished()
+    }
+
+    /// Waits up to `milliseconds` for libcurl's sockets, the WebSockets or a wake; hands libcurl
+    /// its sockets that are ready and queues the WebSockets that are.
+    private func wait(milliseconds: Int) {
+        guard let socketWatch else { return poll(milliseconds: milliseconds) }
+        var running: Int32 = 0
+        for token in socketWatch.ready(waitingAtMost: Int32(milliseconds), into: &readyTokens) {
+            switch CurlSocketWatch.Readiness(token) {
+            case .libcurl(let descriptor, let events):
+                _ = errand_curl_multi_socket_action(multi, descriptor, events, &running)
+            case .socket(let id):
+                sockets[id].map(queuePump)
+            }
         }
     }
 
-    /// Whether libcurl has anything to drive: a transfer, or a socket it is connecting. A
-    /// connected socket's handle sits finished in the multi handle, yet every `curl_multi_perform`
-    /// and `curl_multi_poll` walks all the handles it holds.
+    /// The wait without a watch: libcurl polls its sockets and, beside them, every WebSocket.
+    private func poll(milliseconds: Int) {
+        let polled = sockets.values.compactMap { socket in
+            socket.pollEvents.map { (socket, errand_curl_waitfd(fd: socket.descriptor, events: $0, revents: 0)) }
+        }
+        var waits = polled.map(\.1)
+        _ = errand_curl_multi_poll(multi, &waits, UInt32(waits.count), Int32(milliseconds))
+        for (index, wait) in waits.enumerated() where wait.revents != 0 { queuePump(polled[index].0) }
+    }
+
+    /// Whether libcurl has anything to drive without the watch: a transfer, or a socket it is
+    /// connecting. A connected socket's handle sits finished in the multi handle, yet every
+    /// `curl_multi_perform` and `curl_multi_poll` walks all the handles it holds.
     private var drivesLibcurl: Bool { !transfers.isEmpty || !connectingSockets.isEmpty }
 
     private func handle(_ command: CurlDriver.Command) {
@@ -117,14 +137,17 @@ final class CurlLoop {
             sockets[id].map { remove($0, failingWritesWith: .cancelled) }
         case .resume(let id):
             transfer(id).map(resume)
-            sockets[id]?.resume()
+            sockets[id].map(queuePump)
         case .resumeSending(let id): transfer(id).map(resumeSending)
         case .openSocket(let opening): open(opening)
         case .write(let id, let bytes, let completion):
             guard let socket = sockets[id] else { return completion(.cancelled) }
             socket.write(bytes, completion: completion)
+            queuePump(socket)
         case .drop(let id, let error):
-            sockets[id]?.end(afterWrites: error)
+            guard let socket = sockets[id] else { return }
+            socket.end(afterWrites: error)
+            queuePump(socket)
         case .shutdown: isShuttingDown = true
         }
     }
@@ -150,6 +173,7 @@ final class CurlLoop {
         guard add(easy, for: hop.request.url, hop.mailbox) else { return }
         transfers[easy] = transfer
         handlesByID[hop.id] = easy
+        deadlines.schedule(hop.id, at: transfer.expiry)
     }
 
     /// A spare easy handle or a new one; `nil`, with `mailbox` closed, when libcurl has none.
@@ -190,7 +214,7 @@ final class CurlLoop {
     /// now, for paused it has no timeout that would end it.
     private func unpause(_ transfer: CurlTransfer) {
         let result = calls.pause(transfer.easy, transfer.pauseMask)
-        guard result != ERRAND_CURLE_OK else { return }
+        guard result != ERRAND_CURLE_OK else { return deadlines.schedule(transfer.hop.id, at: transfer.expiry) }
         remove(transfer)
         transfer.hop.mailbox.close(
             with: CurlErrorMapping.error(for: result, url: transfer.hop.request.url), batch: drains)
@@ -260,28 +284,32 @@ final class CurlLoop {
         }
     }
 
+    /// Ends the requests whose timeout passed, and schedules the next look at the others whose
+    /// check came due: their activity moved it.
     private func expireTimeouts() {
         let now = DispatchTime.now()
-        for transfer in transfers.values {
-            guard let expiry = transfer.expiry, expiry <= now else { continue }
-            remove(transfer)
-            transfer.hop.mailbox.close(with: .timedOut, batch: drains)
-        }
-        for socket in sockets.values {
-            guard let expiry = socket.expiry, expiry <= now else { continue }
-            end(socket, with: .timedOut)
+        for id in deadlines.takeDue(at: now) {
+            if let transfer = transfer(id) {
+                guard let expiry = transfer.expiry, expiry <= now else {
+                    deadlines.schedule(id, at: transfer.expiry)
+                    continue
+                }
+                remove(transfer)
+                transfer.hop.mailbox.close(with: .timedOut, batch: drains)
+            } else if let socket = sockets[id] {
+                guard let expiry = socket.expiry, expiry <= now else {
+                    deadlines.schedule(id, at: socket.expiry)
+                    continue
+                }
+                end(socket, with: .timedOut)
+            }
         }
     }
 
     private func pollMilliseconds() -> Int {
-        let now = DispatchTime.now().uptimeNanoseconds
-        var milliseconds = Self.maximumPollMilliseconds
-        let expiries = transfers.values.compactMap(\.expiry) + sockets.values.compactMap(\.expiry)
-        for expiry in expiries.map(\.uptimeNanoseconds) {
-            let remaining = expiry > now ? Int((expiry - now) / 1_000_000) + 1 : 0
-            milliseconds = min(milliseconds, remaining)
-        }
-        return milliseconds
+        let milliseconds = deadlines.milliseconds(from: .now(), atMost: Self.maximumPollMilliseconds)
+        guard let libcurl = socketWatch?.libcurlTimeoutMilliseconds, libcurl >= 0 else { return milliseconds }
+        return min(milliseconds, libcurl)
     }
 
     // MARK: Sockets
@@ -308,6 +336,7 @@ final class CurlLoop {
         sockets[socket.id] = socket
         socketsByHandle[easy] = socket
         connectingSockets.insert(socket.id)
+        deadlines.schedule(socket.id, at: socket.expiry)
     }
 
     /// A socket's connection stays in the multi handle, where libcurl counts it against the
@@ -341,11 +370,24 @@ final class CurlLoop {
             end(socket, with: error)
         } else {
             socket.connected()
+            queuePump(socket)
         }
     }
 
+    /// Has `socket` pumped this turn, once however often it is asked.
+    private func queuePump(_ socket: CurlSocket) {
+        guard !socket.isQueuedForPump else { return }
+        socket.isQueuedForPump = true
+        pumpQueue.append(socket)
+    }
+
     private func pumpSockets() {
-        for socket in sockets.values where socket.needsPump {
+        swap(&pumpQueue, &pumping)
+        defer { pumping.removeAll(keepingCapacity: true) }
+        for socket in pumping where socket.isQueuedForPump {
+            socket.isQueuedForPump = false
+            // Ended since it was queued.
+            guard sockets[socket.id] === socket else { continue }
             guard case .ended(let error) = socket.pump(batch: drains, buffer: &socketBuffer) else {
                 // What it waits for may have changed: writes queued or sent, reading paused or resumed.
                 if socketWatch?.update(socket) == false { end(socket, with: Self.unwatchable(socket)) }
@@ -378,6 +420,8 @@ final class CurlLoop {
         sockets[socket.id] = nil
         socketsByHandle[socket.easy] = nil
         connectingSockets.remove(socket.id)
+        deadlines.cancel(socket.id)
+        socket.isQueuedForPump = false
         setHostConnectionLimit(openSockets: sockets.count)
         recycle(socket.easy)
         socket.resolveList.map(errand_curl_slist_free_all)
@@ -387,6 +431,7 @@ final class CurlLoop {
         _ = errand_curl_multi_remove_handle(multi, transfer.easy)
         transfers[transfer.easy] = nil
         handlesByID[transfer.hop.id] = nil
+        deadlines.cancel(transfer.hop.id)
         recycle(transfer.easy)
     }
 

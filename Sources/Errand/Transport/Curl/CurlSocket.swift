@@ -60,9 +60,9 @@ final class CurlSocket {
     let resolveList: UnsafeMutableRawPointer?
     /// The socket to poll; -1 until connected.
     private(set) var descriptor: Int32 = -1
-    /// Whether the next loop turn must pump it even if the poll reported nothing: new writes, a
+    /// Whether the loop queued it to pump this turn: it became ready, or has new writes, a
     /// resumed reader, or TLS data OpenSSL may hold with the socket itself quiet.
-    var needsPump = false
+    var isQueuedForPump = false
     /// What the loop's ``CurlSocketWatch`` watches it for: 0 while unwatched.
     var watchedEvents: Int16 = 0
     private let handshakeDeadline: DispatchTime
@@ -125,32 +125,23 @@ final class CurlSocket {
     func connected() {
         descriptor = errand_curl_easy_active_socket(easy)
         phase = .readingHead
-        needsPump = true
     }
 
     /// Queues `bytes`; `completion` runs on the curl thread once libcurl took the last of them,
     /// so it must only hand the outcome on.
     func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void) {
         writes.append(Write(bytes: bytes, completion: completion))
-        needsPump = true
     }
 
     /// Ends the socket with `error` once the writes queued so far went out.
     func end(afterWrites error: ErrandError?) {
         pendingEnd = .some(error)
-        needsPump = true
-    }
-
-    /// The consumer caught up: reading may go on.
-    func resume() {
-        needsPump = true
     }
 
     /// Sends what is queued and reads what is there, each until the socket would block;
     /// `buffer`, of ``readSize`` bytes, is the loop's, shared by its sockets: an idle socket
     /// holds no read buffer of its own.
     func pump(batch: CurlDrainBatch, buffer: inout [UInt8]) -> State {
-        needsPump = false
         guard descriptor >= 0 else { return .alive }
         let state = flush(batch: batch)
         if let pendingEnd, writes.isEmpty || isEnded(state) { return .ended(pendingEnd) }

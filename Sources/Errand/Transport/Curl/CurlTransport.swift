@@ -75,10 +75,11 @@ public final class CurlTransport: DirectDeliveryTransport {
             calls: .libcurl)
     }
 
-    /// A transport whose failure-prone libcurl calls are `calls`, for tests.
+    /// A transport whose failure-prone libcurl calls are `calls`, for tests; `watchesSockets:
+    /// false` runs the loop of platforms without epoll.
     init(
         configuration: URLSessionConfiguration, connection: ConnectionOptions = .init(), bufferLimit: Int,
-        serverTrust: ServerTrust = .system, calls: CurlCalls
+        serverTrust: ServerTrust = .system, calls: CurlCalls, watchesSockets: Bool = true
     ) {
         self.connection = connection
         self.serverTrust = serverTrust
@@ -93,7 +94,7 @@ public final class CurlTransport: DirectDeliveryTransport {
             connection: connection, sessionLimit: configuration.httpMaximumConnectionsPerHost,
             libraryVersion: CurlLibrary.versionNumber)
         self.settings = settings
-        driver = CurlDriver(cookies: cookies, connection: settings, calls: calls)
+        driver = CurlDriver(cookies: cookies, connection: settings, calls: calls, watchesSockets: watchesSockets)
     }
 
     deinit {
