@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -290,31 +291,84 @@ int errand_socket_watch_ready(int watch, int wake, unsigned long long *tokens, i
     return count < 0 ? -1 : ready;
 }
 
+// libcurl's part in the epoll set, by descriptor.
+enum {
+    errand_socket_absent = 0,
+    errand_socket_watched = 1,
+    // Removed by libcurl — an idle connection back in its pool — but left in the set: the next
+    // request on it wants it back, and a request each leaving and joining cost two system calls.
+    // Closing the descriptor takes it out of the set by itself.
+    errand_socket_idle = 2,
+};
+
 // What libcurl's socket and timer callbacks keep for the loop: the epoll set its sockets join,
-// and when it next wants curl_multi_socket_action(CURL_SOCKET_TIMEOUT).
+// what each of its descriptors is in it, and when it next wants
+// curl_multi_socket_action(CURL_SOCKET_TIMEOUT).
 typedef struct {
     int watch;
     int has_deadline;
     struct timespec deadline;
+    unsigned char *states;
+    int capacity;
 } errand_curl_events;
+
+// The state of `fd`, with room made for it; NULL when there is none to be had.
+static unsigned char *errand_curl_socket_state(errand_curl_events *events, int fd) {
+    if (fd < 0) return NULL;
+    if (fd >= events->capacity) {
+        int capacity = events->capacity ? events->capacity : 1024;
+        while (capacity <= fd) capacity *= 2;
+        unsigned char *states = realloc(events->states, (size_t)capacity);
+        if (!states) return NULL;
+        memset(states + events->capacity, errand_socket_absent, (size_t)(capacity - events->capacity));
+        events->states = states;
+        events->capacity = capacity;
+    }
+    return &events->states[fd];
+}
 
 static int errand_curl_socket_changed(void *easy, int fd, int what, void *userp, void *socketp) {
     (void)easy;
     (void)socketp;
     errand_curl_events *events = userp;
+    unsigned char *state = errand_curl_socket_state(events, fd);
     if (what == ERRAND_CURL_POLL_REMOVE) {
-        // libcurl says so before it closes the socket: the number cannot be someone else's yet.
-        epoll_ctl(events->watch, EPOLL_CTL_DEL, fd, NULL);
+        if (state && *state == errand_socket_watched) {
+            *state = errand_socket_idle;
+        } else if (!state) {
+            epoll_ctl(events->watch, EPOLL_CTL_DEL, fd, NULL);
+        }
         return 0;
     }
     struct epoll_event event = {0};
     if (what & ERRAND_CURL_POLL_IN) event.events |= EPOLLIN;
     if (what & ERRAND_CURL_POLL_OUT) event.events |= EPOLLOUT;
     event.data.u64 = ERRAND_CURL_SOCKET_TOKEN | (unsigned int)fd;
-    if (epoll_ctl(events->watch, EPOLL_CTL_MOD, fd, &event) != 0 && errno == ENOENT) {
-        epoll_ctl(events->watch, EPOLL_CTL_ADD, fd, &event);
+    // An idle descriptor may have been closed since, and its number given to a new socket.
+    int known = state && *state != errand_socket_absent;
+    if (epoll_ctl(events->watch, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) != 0) {
+        int failure = errno;
+        if (failure == ENOENT) {
+            epoll_ctl(events->watch, EPOLL_CTL_ADD, fd, &event);
+        } else if (failure == EEXIST) {
+            epoll_ctl(events->watch, EPOLL_CTL_MOD, fd, &event);
+        }
     }
+    if (state) *state = errand_socket_watched;
     return 0;
+}
+
+int errand_curl_socket_ready(void *multi, void *watching, int fd, int ready, int *running) {
+    errand_curl_events *events = watching;
+    unsigned char *state = errand_curl_socket_state(events, fd);
+    if (state && *state == errand_socket_idle) {
+        // An idle connection the server closed, or that has bytes no request asked for: libcurl
+        // finds out when it next looks at it. Until then the set must not report it again.
+        epoll_ctl(events->watch, EPOLL_CTL_DEL, fd, NULL);
+        *state = errand_socket_absent;
+        return ERRAND_CURLM_OK;
+    }
+    return curl.multi_socket_action(multi, fd, ready, running);
 }
 
 static int errand_curl_timer_changed(void *multi, long timeout_ms, void *userp) {
@@ -368,7 +422,12 @@ int errand_curl_timer_take_due(void *watching) {
     return 1;
 }
 
-void errand_curl_multi_unwatch(void *watching) { free(watching); }
+void errand_curl_multi_unwatch(void *watching) {
+    errand_curl_events *events = watching;
+    if (!events) return;
+    free(events->states);
+    free(events);
+}
 
 void errand_socket_watch_close(int watch, int wake) {
     close(wake);
@@ -387,5 +446,6 @@ void errand_socket_watch_close(int watch, int wake) {}
 void *errand_curl_multi_watch(void *multi, int watch) { return NULL; }
 int errand_curl_timer_milliseconds(void *watching) { return -1; }
 int errand_curl_timer_take_due(void *watching) { return 0; }
+int errand_curl_socket_ready(void *multi, void *watching, int fd, int ready, int *running) { return 0; }
 void errand_curl_multi_unwatch(void *watching) {}
 #endif

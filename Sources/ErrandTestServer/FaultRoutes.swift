@@ -18,6 +18,7 @@ enum FaultRoutes {
         "reset": { _ in .raw { _ in .reset } },
         "reset-mid-body": resetMidBody,
         "truncated": truncated,
+        "closed-when-idle": closedWhenIdle,
         "chunked-cut": chunkedCut,
         "endless-headers": endlessHeaders,
         "garbage": garbage,
@@ -80,6 +81,15 @@ enum FaultRoutes {
             _ =
                 connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
                 && connection.write(Data(repeating: UInt8(ascii: " "), count: 500))
+            return .close
+        }
+    }
+
+    /// A whole answer that lets the client keep the connection, then an orderly close: the
+    /// connection a client keeps for its next request is gone by the time it needs it.
+    private static func closedWhenIdle(_ context: RouteContext) -> HTTPResponse {
+        .raw { connection in
+            _ = connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nok\n")
             return .close
         }
     }

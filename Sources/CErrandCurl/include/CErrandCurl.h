@@ -177,6 +177,9 @@ int errand_curl_timer_milliseconds(void *watching);
 /// 1, clearing it, when libcurl's timeout is due: call curl_multi_socket_action(CURL_SOCKET_TIMEOUT).
 int errand_curl_timer_take_due(void *watching);
 void errand_curl_multi_unwatch(void *watching);
+/// Hands libcurl one of its sockets that the watch reported ready (`ready`: CURL_CSELECT_* bits)
+/// with curl_multi_socket_action — unless libcurl no longer wants it, when it leaves the watch.
+int errand_curl_socket_ready(void *multi, void *watching, int fd, int ready, int *running);
 
 /// A write, header or read callback: `(buffer, size, count, userdata)`, as libcurl calls them.
 typedef size_t (*errand_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);

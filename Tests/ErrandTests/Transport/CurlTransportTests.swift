@@ -150,6 +150,24 @@ struct CurlTransportTests {
         #expect(outcome.completionCount == 1)
     }
 
+    /// Each round's connection ends after its answer — closed by the server once idle, or by
+    /// libcurl because the request asked — and the next round's socket usually gets the same
+    /// descriptor number, which the transport must watch afresh.
+    @Test(arguments: [TransportKind.curl, .curlPollLoop])
+    func aConnectionClosedAfterItsAnswerIsReplacedForTheNextRequest(_ kind: TransportKind) async throws {
+        let transport = kind.make()
+        var closing = try request("/get")
+        closing.headers["Connection"] = "close"
+        for (round, request) in [try request("/fault/closed-when-idle"), closing].flatMap({ [$0, $0, $0] }).enumerated()
+        {
+            let probe = TransportProbe()
+            _ = probe.send(request, through: transport)
+            let outcome = await probe.completion()
+            #expect(outcome.error == nil && outcome.statusCode == 200, "round \(round)")
+            #expect(outcome.metrics?.isReusedConnection == false, "round \(round)")
+        }
+    }
+
     @Test(arguments: TransportKind.allCases)
     func noDataWithinTheTimeoutIntervalTimesOut(_ kind: TransportKind) async throws {
         var slow = try request("/delay/5")

@@ -103,11 +103,10 @@ final class CurlLoop {
     /// its sockets that are ready and queues the WebSockets that are.
     private func wait(milliseconds: Int) {
         guard let socketWatch else { return poll(milliseconds: milliseconds) }
-        var running: Int32 = 0
         for token in socketWatch.ready(waitingAtMost: Int32(milliseconds), into: &readyTokens) {
             switch CurlSocketWatch.Readiness(token) {
             case .libcurl(let descriptor, let events):
-                _ = errand_curl_multi_socket_action(multi, descriptor, events, &running)
+                socketWatch.libcurlSocketReady(multi, descriptor: descriptor, events: events)
             case .socket(let id):
                 sockets[id].map(queuePump)
             }

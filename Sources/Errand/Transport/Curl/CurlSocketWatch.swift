@@ -71,6 +71,14 @@ final class CurlSocketWatch: Sendable {
         errand_curl_timer_take_due(UnsafeMutableRawPointer(bitPattern: libcurlEvents)) == 1
     }
 
+    /// On the curl thread: hands `multi` its socket `descriptor`, ready for `events`
+    /// (`CURL_CSELECT_*` bits), unless libcurl no longer wants it; then it leaves the watch.
+    func libcurlSocketReady(_ multi: UnsafeMutableRawPointer, descriptor: Int32, events: Int32) {
+        var running: Int32 = 0
+        _ = errand_curl_socket_ready(
+            multi, UnsafeMutableRawPointer(bitPattern: libcurlEvents), descriptor, events, &running)
+    }
+
     /// On the curl thread: watches `socket` for what it waits for now, if that changed; `false`
     /// when the system refused.
     func update(_ socket: CurlSocket) -> Bool {
