@@ -10,6 +10,10 @@ let package = Package(
     dependencies: [
         .package(name: "Errand", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", exact: "1.6.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // Named for the modules imported directly (the event loop group, ByteBuffer, the no-op logger).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
     ],
     targets: [
         .executableTarget(
@@ -18,6 +22,10 @@ let package = Package(
                 .product(name: "Errand", package: "Errand"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "WSCompression", package: "swift-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ])
     ],
     swiftLanguageModes: [.v6]

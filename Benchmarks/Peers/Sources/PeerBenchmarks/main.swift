@@ -1,12 +1,24 @@
-// Errand's WebSocket client beside hummingbird's WebSocketClient (swift-websocket, on SwiftNIO),
-// alternating in one run against one server: the embedded test server of the root package, in a
-// child process (`ErrandBenchmarks --serve-test-server`), so CPU and memory are the client's.
+// Errand beside other Swift clients, alternating in one run against one server, the order
+// flipped every round; each table gives every client's median over the rounds.
 //
-//     swift build -c release --product ErrandBenchmarks                 # in the root package
-//     cd Benchmarks/Peers && swift run -c release PeerBenchmarks [--rounds N] [--server PATH]
+// - websocket.*: Errand's WebSocket client beside hummingbird's WebSocketClient (swift-websocket,
+//   on SwiftNIO), against the root package's test server in a child process.
+// - loopback.cN.*: keep-alive HTTP/1.1 `GET /small-json` from the same test server at 1, 16 and 64
+//   in flight: Errand (async and closures, on CurlTransport), AsyncHTTPClient (`HTTPClient.shared`,
+//   and one event loop with 6 connections), URLSession, and bare libcurl (the root package's
+//   `loopback.bare-curl-multi`, run by its ErrandBenchmarks in a process of its own).
+// - scale.N.*: N Server-Sent-Events streams, one event a second each, from one asyncio server
+//   (sse_server.py): Errand's event streams beside AsyncHTTPClient's, each run in a fresh process.
 //
-// Each round runs every benchmark once per client, Errand first in odd rounds and second in even
-// ones; the table gives each client's median over the rounds.
+//     swift build -c release --product ErrandBenchmarks       # in the root package: the server
+//     cd Benchmarks/Peers && swift build -c release           # 4–5 minutes the first time
+//     .build/release/PeerBenchmarks                           # everything, 3 rounds
+//     .build/release/PeerBenchmarks --only loopback --rounds 3 --requests 3000
+//     .build/release/PeerBenchmarks --only scale.100 --only scale.1000 --seconds 10
+//     .build/release/PeerBenchmarks --only websocket
+//     .build/release/PeerBenchmarks --list                    # the names --only selects from
+//
+// CPU is the client process's own (getrusage); every server runs in a child process.
 
 import Foundation
 
@@ -29,23 +41,44 @@ if let client = option("--idle"), let url = option("--url") {
     }
 }
 
-let rounds = option("--rounds").flatMap(Int.init) ?? 3
-let serverPath = option("--server") ?? "../../.build/release/ErrandBenchmarks"
-do {
-    let server = try ServerProcess(executable: serverPath)
-    defer { server.stop() }
-    let clients: [any SocketClient] = [ErrandClient(), NIOClient()]
-    var results: [String: [String: [Double]]] = [:]
-    for round in 1...rounds {
-        FileHandle.standardError.write(Data("round \(round) of \(rounds)\n".utf8))
-        let order = round % 2 == 1 ? clients : clients.reversed()
-        for client in order {
-            for (name, value) in try await Suite.run(client, base: server.webSocketBase) {
-                results[name, default: [:]][client.name, default: []].append(value)
-            }
-        }
+// A child measuring one scale run: `--scale-child errand|ahc --url http://… --streams N --seconds S`.
+if let client = option(ScaleChild.argument), let url = option("--url"),
+    let streams = option("--streams").flatMap({ Int($0) }), let seconds = option("--seconds").flatMap({ Int($0) })
+{
+    do {
+        let result = try await ScaleChild.measure(client: client, base: url, streams: streams, seconds: seconds)
+        print(String(decoding: try ScaleSuite.encoder.encode(result), as: UTF8.self))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("scale \(client) \(streams) failed: \(error)\n".utf8))
+        exit(1)
     }
-    Suite.report(results, clients: clients.map(\.name), rounds: rounds)
+}
+
+let plan: Plan
+do {
+    plan = try Plan(arguments: arguments)
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n\n\(Plan.usage)\n".utf8))
+    exit(2)
+}
+if plan.helpOnly {
+    print(Plan.usage)
+    exit(0)
+}
+if plan.listOnly {
+    print(Plan.allNames.joined(separator: "\n"))
+    exit(0)
+}
+
+do {
+    if (Suite.names + LoopbackSuite.names).contains(where: plan.includes) {
+        let server = try ServerProcess.testServer(plan.server)
+        defer { server.stop() }
+        try await Suite.run(plan, server: server)
+        try await LoopbackSuite.run(plan, server: server)
+    }
+    try await ScaleSuite.run(plan)
 } catch {
     FileHandle.standardError.write(Data("peer benchmarks failed: \(error)\n".utf8))
     exit(1)
