@@ -51,6 +51,26 @@ struct DebugLogTests {
         #expect(line.hasSuffix(" ms, \(22 * 12) bytes"), "\(line)")
     }
 
+    @Test func aTimeoutWaitingForAConnectionNamesTheLimit() async throws {
+        let transport = ManualTransport()
+        let agent = NetworkAgent.testing(transport)
+        let waited = agent.start(Page())
+        var metrics = TransportMetrics()
+        metrics.exhaustedConnectionLimit = 6
+        let sent = try #require(await transport.sent(count: 1))[0]
+        sent.events(.metrics(metrics))
+        sent.events(.completed(.timedOut))
+        _ = try? await waited.value
+        let line = DebugLog.line(for: waited)
+        #expect(line.contains("never sent"), "\(line)")
+        #expect(line.contains("6 connections, ConnectionOptions.maximumConnectionsPerHost"), "\(line)")
+
+        let silent = agent.start(Page())
+        try #require(await transport.sent(count: 2))[1].events(.completed(.timedOut))
+        _ = try? await silent.value
+        #expect(!DebugLog.line(for: silent).contains("never sent"))
+    }
+
     @Test func anErrorQuotingAMultiLineBodyStaysOnOneLine() async throws {
         let transport = ManualTransport()
         let agent = NetworkAgent.testing(transport)

@@ -17,8 +17,16 @@ enum DebugLog {
         }
         let target = "\(request.method) \(Redactor.url(request.url))"
         let status = task.response.map { "\($0.statusCode)" } ?? "no response"
-        let outcome = task.error.map { ", failed: \(oneLine(String(describing: $0)))" } ?? ""
+        let outcome = task.error.map { ", failed: \(oneLine(String(describing: $0)))\(waitNote(task))" } ?? ""
         return "[Errand] \(target) → \(status)\(outcome), \(duration), \(bytes(of: task)) bytes"
+    }
+
+    /// Why a request that timed out was never sent, when its transport knows.
+    private static func waitNote(_ task: RequestTask) -> String {
+        guard task.error == .timedOut, let limit = task.metrics?.exhaustedConnectionLimit else { return "" }
+        return
+            " (never sent: more requests to the host were in flight than its \(limit) connections, "
+            + "ConnectionOptions.maximumConnectionsPerHost)"
     }
 
     /// The body's length; for a download, the length of its file, and for a stream what its

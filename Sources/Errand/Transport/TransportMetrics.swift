@@ -25,6 +25,10 @@ public struct TransportMetrics: Sendable, Equatable {
     public var isReusedConnection: Bool?
     /// The IP address the last hop connected to (the proxy's, through a proxy); `nil` when unknown.
     public var remoteAddress: String?
+    /// When the request timed out never sent, with more requests to its host in flight than it may
+    /// have connections: that limit (``ConnectionOptions/maximumConnectionsPerHost``), for the
+    /// debug log to name. `CurlTransport` only.
+    var exhaustedConnectionLimit: Int?
 
     /// Creates metrics; every value defaults to zero or `nil`.
     public init(

@@ -13,9 +13,12 @@ import Testing
 /// and Unix sockets against real servers.
 @Suite("Connection options")
 struct ConnectionOptionsTests {
-    private func send(_ url: String, through transport: any Transport) async throws -> TransportProbe.Outcome {
+    private func send(_ url: String, timeout: TimeInterval = 5, through transport: any Transport) async throws
+        -> TransportProbe.Outcome
+    {
         let probe = TransportProbe()
-        _ = probe.send(TransportRequest(url: try #require(URL(string: url)), timeoutInterval: 5), through: transport)
+        _ = probe.send(
+            TransportRequest(url: try #require(URL(string: url)), timeoutInterval: timeout), through: transport)
         return await probe.completion()
     }
 
@@ -66,6 +69,23 @@ struct ConnectionOptionsTests {
         // reuse it, and a starved test process can wait that long to send the second.
         guard ContinuousClock.now - start < .seconds(118) else { return }
         #expect(second.metrics?.isReusedConnection == true)
+    }
+
+    @Test(.enabled(if: CurlTransport.isAvailable))
+    func aRequestThatTimedOutWaitingForAConnectionSaysWhichLimit() async throws {
+        let server = try #require(loopbackServer, "the loopback server did not start")
+        let transport = curl { $0.maximumConnectionsPerHost = 1 }
+        let busy = TransportProbe()
+        _ = busy.send(
+            TransportRequest(url: try #require(URL(string: server.baseURL + "/delay/10")), timeoutInterval: 30),
+            through: transport)
+        let waiting = try await send(server.baseURL + "/get", timeout: 0.5, through: transport)
+        #expect(waiting.error == .timedOut)
+        #expect(waiting.metrics?.exhaustedConnectionLimit == 1)
+        // A request that was sent and met a silent server says nothing of connections.
+        let silent = try await send(server.baseURL + "/delay/10", timeout: 0.5, through: curl { _ in })
+        #expect(silent.error == .timedOut)
+        #expect(silent.metrics?.exhaustedConnectionLimit == nil)
     }
 
     @Test func theConfigsConnectionOptionsReachTheDefaultTransport() async throws {

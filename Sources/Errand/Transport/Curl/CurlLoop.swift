@@ -293,8 +293,7 @@ final class CurlLoop {
                     deadlines.schedule(id, at: transfer.expiry)
                     continue
                 }
-                remove(transfer)
-                transfer.hop.mailbox.close(with: .timedOut, batch: drains)
+                timeOut(transfer)
             } else if let socket = sockets[id] {
                 guard let expiry = socket.expiry, expiry <= now else {
                     deadlines.schedule(id, at: socket.expiry)
@@ -303,6 +302,30 @@ final class CurlLoop {
                 end(socket, with: .timedOut)
             }
         }
+    }
+
+    /// Ends `transfer` as timed out. One that never got to send while more requests to its host
+    /// were in flight than it may have connections waited for one: its metrics say so, for the
+    /// debug log, since the timeout alone would read as a silent server.
+    private func timeOut(_ transfer: CurlTransfer) {
+        let limit = connection.maximumConnectionsPerHost
+        if !transfer.hasExchangedBytes, transfersToTheHost(of: transfer) > limit {
+            var metrics = transfer.metrics()
+            metrics.exhaustedConnectionLimit = limit
+            transfer.hop.mailbox.post(.metrics(metrics), batch: drains)
+        }
+        remove(transfer)
+        transfer.hop.mailbox.close(with: .timedOut, batch: drains)
+    }
+
+    /// The transfers running to `transfer`'s scheme, host and port, itself included: counted only
+    /// when one times out, so that starting a request costs nothing for it.
+    private func transfersToTheHost(of transfer: CurlTransfer) -> Int {
+        let url = transfer.hop.request.url
+        return transfers.values.count(where: { other in
+            let otherURL = other.hop.request.url
+            return otherURL.host == url.host && otherURL.port == url.port && otherURL.scheme == url.scheme
+        })
     }
 
     private func pollMilliseconds() -> Int {

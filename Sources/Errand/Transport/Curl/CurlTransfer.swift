@@ -132,6 +132,12 @@ final class CurlTransfer {
             isReusedConnection: long(ERRAND_CURLINFO_NUM_CONNECTS) == 0, remoteAddress: remoteAddress())
     }
 
+    /// Whether any of the request went out or any of the response came in: a transfer that
+    /// libcurl holds back for a free connection has neither.
+    var hasExchangedBytes: Bool {
+        hasResponseBytes || long(ERRAND_CURLINFO_REQUEST_SIZE) > 0
+    }
+
     /// Whether the hop, ended with `result`, may be sent once more on a new connection: an
     /// HTTP/2 connection failed (a GOAWAY, a reset) before any of the response arrived, and the
     /// method is idempotent, so sending it again is safe even if the server did act on it. libcurl
