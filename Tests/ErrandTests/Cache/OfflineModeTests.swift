@@ -19,7 +19,7 @@ struct OfflineModeTests {
         return (fixture, transport, agent, request)
     }
 
-    @Test func offlineModeAnswersFromAnExpiredEntryAtOnceWithoutTheNetwork() async throws {
+    @Test func offlineModeAnswersFromAnExpiredEntryWithoutTheNetwork() async throws {
         let server = try TestServer()
         let fixture = try CacheFixture(baseURL: server.baseURL)
         defer { fixture.removeDirectory() }
@@ -33,13 +33,8 @@ struct OfflineModeTests {
         // A relaunched app, offline: the entry comes from disk.
         let transport = CountingTransport()
         let agent = fixture.makeAgent(transport: transport) { $0.isOffline = true }
-        let clock = ContinuousClock()
-        let started = clock.now
+        // Never the network (the transport's count below), so never a wait for a connection.
         let response = try await agent.response(request)
-        let elapsed = clock.now - started
-        // At once means without waiting for a connection to time out; the disk read itself
-        // happens on a thread of Errand's, and a busy machine may take a while to run it.
-        #expect(elapsed < timingBound(.seconds(5)), "took \(elapsed)")
         #expect(response.isStale)
         #expect(response.data == original.data)
 
