@@ -14,6 +14,8 @@ let package = Package(
         // Named for the modules imported directly (the event loop group, ByteBuffer, the no-op logger).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.100.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // For the trust roots of the HTTP/2-over-TLS rows.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.27.0"),
     ],
     targets: [
         .executableTarget(
@@ -26,6 +28,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ])
     ],
     swiftLanguageModes: [.v6]

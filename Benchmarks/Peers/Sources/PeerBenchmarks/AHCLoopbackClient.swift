@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import NIOSSL
 
 /// AsyncHTTPClient's async API as its README shows it — `execute`, then the body collected —
 /// in two set-ups: `HTTPClient.shared` (NIO's shared event loops, one per core, and 8
@@ -14,6 +15,8 @@ struct AHCLoopbackClient: LoopbackClient {
     private let client: HTTPClient
     /// The event loop group this client made, shut down with it; `nil` for the shared client.
     private let ownGroup: MultiThreadedEventLoopGroup?
+    /// Whether this made its client, which it then shuts down.
+    private let ownsClient: Bool
 
     /// `HTTPClient.shared`, as it comes.
     static func shared() -> AHCLoopbackClient {
@@ -30,11 +33,33 @@ struct AHCLoopbackClient: LoopbackClient {
             client: HTTPClient(eventLoopGroup: group, configuration: configuration), ownGroup: group)
     }
 
-    private init(name: String, key: String, client: HTTPClient, ownGroup: MultiThreadedEventLoopGroup?) {
+    /// Over TLS to a server whose certificate the CA in the PEM file `trustedRoots` signed, HTTP/2
+    /// by ALPN (the default): on NIO's shared event loops as `HTTPClient.shared` is, or on one.
+    static func tls(trustedRoots: URL, oneLoop: Bool) -> AHCLoopbackClient {
+        var configuration = HTTPClient.Configuration()
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file(trustedRoots.path)
+        configuration.tlsConfiguration = tls
+        guard oneLoop else {
+            return AHCLoopbackClient(
+                name: "AsyncHTTPClient, shared event loops", key: "ahc-shared",
+                client: HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration),
+                ownGroup: nil, ownsClient: true)
+        }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        return AHCLoopbackClient(
+            name: "AsyncHTTPClient, 1 loop", key: "ahc-1-loop",
+            client: HTTPClient(eventLoopGroup: group, configuration: configuration), ownGroup: group)
+    }
+
+    private init(
+        name: String, key: String, client: HTTPClient, ownGroup: MultiThreadedEventLoopGroup?, ownsClient: Bool = false
+    ) {
         self.name = name
         self.key = key
         self.client = client
         self.ownGroup = ownGroup
+        self.ownsClient = ownsClient || ownGroup != nil
     }
 
     func measure(url: URL, total: Int, inFlight: Int) async throws -> LoopbackResult {
@@ -53,8 +78,7 @@ struct AHCLoopbackClient: LoopbackClient {
     }
 
     func shutdown() async throws {
-        guard let ownGroup else { return }
-        try await client.shutdown()
-        try await ownGroup.shutdownGracefully()
+        if ownsClient { try await client.shutdown() }
+        try await ownGroup?.shutdownGracefully()
     }
 }

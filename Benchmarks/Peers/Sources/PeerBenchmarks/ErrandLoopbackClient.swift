@@ -20,12 +20,15 @@ struct ErrandLoopbackClient: LoopbackClient {
     var name: String { "Errand, \(style.rawValue)" }
     var key: String { "errand-\(style.rawValue)" }
 
-    /// One agent for both styles, as in the root benchmarks.
-    static func makeAgent(baseURL: String) -> NetworkAgent {
+    /// One agent for both styles, as in the root benchmarks; `trustedRoots`, a PEM file of the
+    /// CA that signed a local TLS server's certificate.
+    static func makeAgent(baseURL: String, trustedRoots: URL? = nil) -> NetworkAgent {
         let config = NetworkConfig()
         config.baseUrl = baseURL
         config.callbackQueue = DispatchQueue(label: "PeerBenchmarks.loopback.callbacks")
-        let agent = NetworkAgent(config: config, transport: CurlTransport())
+        var connection = ConnectionOptions()
+        if let trustedRoots { connection.trustedRoots = .adding([trustedRoots]) }
+        let agent = NetworkAgent(config: config, transport: CurlTransport(connection: connection))
         agent.maxConcurrentRequests = 64
         return agent
     }

@@ -7,6 +7,8 @@
 //   in flight: Errand (async and closures, on CurlTransport), AsyncHTTPClient (`HTTPClient.shared`,
 //   and one event loop with 6 connections), URLSession, and bare libcurl (the root package's
 //   `loopback.bare-curl-multi`, run by its ErrandBenchmarks in a process of its own).
+// - h2.c16.*: HTTP/2 over TLS at 16 in flight from a local nginx (eval "$(../h2-server.sh start)"
+//   first): Errand and AsyncHTTPClient (shared event loops, and one).
 // - scale.N.*: N Server-Sent-Events streams, one event a second each, from one asyncio server
 //   (sse_server.py): Errand's event streams beside AsyncHTTPClient's, each run in a fresh process.
 //
@@ -78,6 +80,7 @@ do {
         try await Suite.run(plan, server: server)
         try await LoopbackSuite.run(plan, server: server)
     }
+    try await LoopbackSuite.runHTTP2(plan)
     try await ScaleSuite.run(plan)
 } catch {
     FileHandle.standardError.write(Data("peer benchmarks failed: \(error)\n".utf8))
