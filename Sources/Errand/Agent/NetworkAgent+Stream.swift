@@ -26,13 +26,18 @@ extension NetworkAgent {
         async throws(ErrandError) -> ResponseStream
     {
         let box = Locked<RequestTask?>(nil)
-        let opened = await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<Result<ResponseStream, ErrandError>, Never>) in
+        // The stream is made on the thread that delivered its head and handed over through this
+        // lock as well as the continuation: ThreadSanitizer on Linux once reported its making
+        // racing with its first use here, the continuation's resume between them; a lock is an
+        // order it always sees.
+        let handedOver = Locked<Result<ResponseStream, ErrandError>>(.failure(.cancelled))
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let receiver = StreamReceiver(
                     bufferLimit: pipeline.streamBufferLimit, headers: headers, upgradesToWebSocket: upgradesToWebSocket
-                ) {
-                    continuation.resume(returning: $0)
+                ) { result in
+                    handedOver.withLock { $0 = result }
+                    continuation.resume()
                 }
                 let task = pipeline.makeTask(request, completion: .continuation { receiver.finished($0) })
                 task.stream = receiver
@@ -44,6 +49,6 @@ extension NetworkAgent {
             // Only until it opens: the stream's reader decides after.
             if let task = box.withLock({ $0 }), task.stream?.isOpen != true { task.cancel() }
         }
-        return try opened.get()
+        return try handedOver.withLock { $0 }.get()
     }
 }
