@@ -358,6 +358,23 @@ static int errand_curl_socket_changed(void *easy, int fd, int what, void *userp,
     return 0;
 }
 
+// libcurl closes its sockets through this once told to (errand_curl_watch_closes): an idle one
+// still in the set leaves it first. Closing alone would not take it out when a child process
+// inherited the descriptor — epoll watches the open file, not the number — and the set would
+// report the dead connection under a number libcurl no longer knows, again and again.
+static int errand_curl_close_socket(void *clientp, int fd) {
+    errand_curl_events *events = clientp;
+    unsigned char *state = errand_curl_socket_state(events, fd);
+    if (!state || *state != errand_socket_absent) epoll_ctl(events->watch, EPOLL_CTL_DEL, fd, NULL);
+    if (state) *state = errand_socket_absent;
+    return close(fd);
+}
+
+int errand_curl_watch_closes(void *easy, void *watching) {
+    if (curl.easy_setopt(easy, ERRAND_CURLOPT_CLOSESOCKETDATA, watching) != ERRAND_CURLE_OK) return -1;
+    return curl.easy_setopt(easy, ERRAND_CURLOPT_CLOSESOCKETFUNCTION, errand_curl_close_socket);
+}
+
 int errand_curl_socket_ready(void *multi, void *watching, int fd, int ready, int *running) {
     errand_curl_events *events = watching;
     unsigned char *state = errand_curl_socket_state(events, fd);
@@ -447,5 +464,6 @@ void *errand_curl_multi_watch(void *multi, int watch) { return NULL; }
 int errand_curl_timer_milliseconds(void *watching) { return -1; }
 int errand_curl_timer_take_due(void *watching) { return 0; }
 int errand_curl_socket_ready(void *multi, void *watching, int fd, int ready, int *running) { return 0; }
+int errand_curl_watch_closes(void *easy, void *watching) { return -1; }
 void errand_curl_multi_unwatch(void *watching) {}
 #endif

@@ -54,6 +54,8 @@
 #define ERRAND_CURLOPT_PIPEWAIT 237
 #define ERRAND_CURLOPT_CONNECT_ONLY 141
 #define ERRAND_CURLOPT_HTTPPROXYTUNNEL 61
+#define ERRAND_CURLOPT_CLOSESOCKETFUNCTION 20208
+#define ERRAND_CURLOPT_CLOSESOCKETDATA 10209
 // Blob options (type base 40000) take a `struct curl_blob`; see errand_curl_easy_setopt_blob.
 #define ERRAND_CURLOPT_CAINFO_BLOB 40309
 
@@ -181,6 +183,9 @@ void errand_curl_multi_unwatch(void *watching);
 /// Hands libcurl one of its sockets that the watch reported ready (`ready`: CURL_CSELECT_* bits)
 /// with curl_multi_socket_action — unless libcurl no longer wants it, when it leaves the watch.
 int errand_curl_socket_ready(void *multi, void *watching, int fd, int ready, int *running);
+/// Makes the connections `easy` opens close their sockets through the watch, which first takes
+/// them out of its set; set on every handle before it starts. 0, or -1 where there is no epoll.
+int errand_curl_watch_closes(void *easy, void *watching);
 
 /// A write, header or read callback: `(buffer, size, count, userdata)`, as libcurl calls them.
 typedef size_t (*errand_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);

@@ -186,6 +186,7 @@ final class CurlLoop {
     /// Adds `easy` to the multi handle; `false`, with the handle recycled and `mailbox` closed
     /// saying why, when libcurl refuses it.
     private func add(_ easy: UnsafeMutableRawPointer, for url: URL, _ mailbox: CurlEventMailbox) -> Bool {
+        socketWatch?.watchCloses(of: easy)
         let added = calls.addHandle(multi, easy)
         guard added != ERRAND_CURLM_OK else { return true }
         recycle(easy)

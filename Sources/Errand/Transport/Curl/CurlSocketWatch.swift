@@ -71,6 +71,13 @@ final class CurlSocketWatch: Sendable {
         errand_curl_timer_take_due(UnsafeMutableRawPointer(bitPattern: libcurlEvents)) == 1
     }
 
+    /// On the curl thread: has the connections `easy` opens leave the watch as they close. An
+    /// idle connection's socket stays in the set between requests; closing it alone would not
+    /// take it out when a child process inherited the descriptor.
+    func watchCloses(of easy: UnsafeMutableRawPointer) {
+        _ = errand_curl_watch_closes(easy, UnsafeMutableRawPointer(bitPattern: libcurlEvents))
+    }
+
     /// On the curl thread: hands `multi` its socket `descriptor`, ready for `events`
     /// (`CURL_CSELECT_*` bits), unless libcurl no longer wants it; then it leaves the watch.
     func libcurlSocketReady(_ multi: UnsafeMutableRawPointer, descriptor: Int32, events: Int32) {
