@@ -105,13 +105,15 @@ enum FaultRoutes {
     }
 
     /// A status line and one header, then nothing more until the client gives up; with
-    /// `trickle_ms=N`, one more header field every N ms instead, so bytes keep arriving.
+    /// `trickle_ms=N`, one more header field every N ms instead, so bytes keep arriving. With
+    /// `hold_s=S` (at most 600), the silent kind waits S seconds rather than ``endlessLimit``.
     private static func endlessHeaders(_ context: RouteContext) -> HTTPResponse {
         let trickle = number("trickle_ms", in: context, minimum: 1)
+        let hold = number("hold_s", in: context, minimum: 1).map { TimeInterval(min($0, 600)) } ?? endlessLimit
         return .raw { connection in
             guard connection.write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n") else { return .close }
             guard let trickle else {
-                connection.waitForClient(atMost: endlessLimit)
+                connection.waitForClient(atMost: hold)
                 return .close
             }
             let deadline = Date(timeIntervalSinceNow: endlessLimit)

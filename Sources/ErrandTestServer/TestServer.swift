@@ -67,7 +67,8 @@ import Foundation
 ///   `reset-mid-body`: a head announcing 1,000,000 bytes, 64 KiB of them, then a reset
 ///   (`pause_ms`, default 100, between the two); `truncated`: `Content-Length: 1000`, 500 bytes,
 ///   then close; `closed-when-idle`: a whole keep-alive answer, then close; `chunked-cut`: two chunks, then close before the last chunk; `endless-headers`:
-///   a status line and one header, then silence (`trickle_ms=N`: another header every N ms);
+///   a status line and one header, then silence (`trickle_ms=N`: another header every N ms;
+///   `hold_s=S`: silence for S seconds, at most 600);
 ///   `garbage`: bytes that are not HTTP, then close; `bad-gzip`: `Content-Encoding: gzip` on a
 ///   body that is not gzip; `many-headers`: 10,000 header fields (`count=N`) and
 ///   `{"headers": N}`; `invalid-utf8`: a JSON body labelled UTF-8 with bytes that are not;
