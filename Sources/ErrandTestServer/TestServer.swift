@@ -206,11 +206,39 @@ public final class TestServer: Sendable {
                 let skip = offset % 8
                 let count = min(8 - skip, range.upperBound - offset)
                 let start = offset - range.lowerBound
-                withUnsafeBytes(of: word) { bytes in
-                    UnsafeMutableRawBufferPointer(rebasing: output[start..<start + count])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[skip..<skip + count]))
+                if count == 8 {
+                    output.storeBytes(of: word, toByteOffset: start, as: UInt64.self)
+                } else {
+                    // Plain loops: slices and closures per word are minutes of a sanitized debug run.
+                    var index = 0
+                    while index < count {
+                        output[start + index] = UInt8(truncatingIfNeeded: word.littleEndian >> (8 * (skip + index)))
+                        index += 1
+                    }
                 }
                 offset += count
+            }
+        }
+        return data
+    }
+
+    /// `size` bytes where byte `i` is `i * 31` modulo 256: what the WebSocket routes trickle and
+    /// flood. Built by doubling copies of the first 256 bytes, because a map
+    /// over millions of indexes takes minutes in a sanitized debug build.
+    public static func repeatingPattern(size: Int) -> Data {
+        var data = Data(count: max(size, 0))
+        data.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
+            var filled = 0
+            while filled < min(256, bytes.count) {
+                bytes[filled] = UInt8(truncatingIfNeeded: filled &* 31)
+                filled += 1
+            }
+            // The pattern repeats every 256 bytes, and `filled` stays a multiple of 256.
+            while filled < bytes.count {
+                let count = min(filled, bytes.count - filled)
+                UnsafeMutableRawBufferPointer(rebasing: bytes[filled..<filled + count])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
+                filled += count
             }
         }
         return data

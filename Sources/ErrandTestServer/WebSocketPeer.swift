@@ -22,18 +22,13 @@ struct WebSocketPeer {
         var compresses = false
         /// Sends a masked frame first, which a server must never do.
         var sendsMaskedFrame = false
-        /// Sends one binary message of this many bytes (``pattern(_:)``), written 4 KiB at a time.
+        /// Sends one binary message of this many bytes (``TestServer/repeatingPattern(size:)``), written 4 KiB at a time.
         var trickledSize: Int?
         /// Sends this many binary messages of `size` bytes as fast as the client takes them,
         /// noting in ``WebSocketFloodState`` when the client first stopped taking more.
         var flood: (count: Int, size: Int)?
         /// Sends `count` text messages of 64 bytes, `milliseconds` apart, before echoing.
         var ticks: (count: Int, milliseconds: Int)?
-    }
-
-    /// The bytes of a trickled or flooded message of `size` bytes.
-    static func pattern(_ size: Int) -> Data {
-        Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })
     }
 
     let connection: RawConnection
@@ -66,7 +61,7 @@ struct WebSocketPeer {
             guard connection.write(Data([0x81, 0x86, 0, 0, 0, 0] + Array("masked".utf8))) else { return }
         }
         if let size = script.trickledSize {
-            let payload = Self.pattern(size)
+            let payload = TestServer.repeatingPattern(size: size)
             guard connection.write(Self.header(opcode: 0x2, length: size)) else { return }
             for start in stride(from: 0, to: size, by: 4096) {
                 guard connection.write(payload[start..<min(start + 4096, size)]) else { return }
@@ -174,8 +169,10 @@ struct WebSocketPeer {
     private func floodFrame(size: Int) -> Data {
         var parameters = PerMessageDeflateParameters()
         parameters.clientNoContextTakeover = true
-        guard script.compresses, let compressed = PerMessageDeflater(parameters)?.deflate(Self.pattern(size)) else {
-            return Self.header(opcode: 0x2, length: size) + Self.pattern(size)
+        guard script.compresses,
+            let compressed = PerMessageDeflater(parameters)?.deflate(TestServer.repeatingPattern(size: size))
+        else {
+            return Self.header(opcode: 0x2, length: size) + TestServer.repeatingPattern(size: size)
         }
         var frame = Self.header(opcode: 0x2, length: compressed.count)
         frame[frame.startIndex] |= 0x40

@@ -187,7 +187,7 @@ struct ConnectionInteropTests {
             on: try agent {
                 $0.clientIdentity = ClientIdentity(certificate: certificate, privateKey: Servers.clientKey!)
             })
-        #expect(plain.responseStatusCode == 200)
+        #expect(plain.responseStatusCode == 200, "\(String(describing: plain.error))")
         let encrypted = await run(
             Call(url: url),
             on: try agent {
@@ -230,7 +230,7 @@ struct ConnectionInteropTests {
         let proxy = try #require(Servers.httpProxy.flatMap(URL.init(string:)))
         let agent = try agent { $0.proxy = .http(proxy) }
         let plain = await run(Call(url: try #require(Servers.httpbin) + "/get"), on: agent)
-        #expect(plain.responseStatusCode == 200)
+        #expect(plain.responseStatusCode == 200, "\(String(describing: plain.error))")
         let tunnelled = await run(Call(url: try #require(Servers.h2) + "/hello"), on: agent)
         #expect(try echo(tunnelled).httpVersion == "2")
         #expect(tunnelled.metrics?.remoteAddress == "127.0.0.1")
@@ -240,7 +240,7 @@ struct ConnectionInteropTests {
         let proxy = try #require(Servers.httpProxyWithCredentials.flatMap(URL.init(string:)))
         let agent = try agent { $0.proxy = .http(proxy) }
         let plain = await run(Call(url: try #require(Servers.httpbin) + "/get"), on: agent)
-        #expect(plain.responseStatusCode == 200)
+        #expect(plain.responseStatusCode == 200, "\(String(describing: plain.error))")
         let tunnelled = await run(Call(url: try #require(Servers.h2) + "/hello"), on: agent)
         #expect(tunnelled.responseStatusCode == 200)
         // The credentials went to the proxy, not to the server.

@@ -1,3 +1,4 @@
+import ErrandTestServer
 import Foundation
 import Testing
 
@@ -119,7 +120,7 @@ struct MultipartFormDataTests {
 
     @Test func largeFilePartIsStreamedIntact() throws {
         try withTemporaryDirectory { directory in
-            let chunk = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ ($0 >> 8)) })
+            let chunk = TestServer.downloadContent(size: 1 << 20, version: 1, range: 0..<(1 << 20))
             let file = directory.appendingPathComponent("movie.mp4")
             #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
             let input = try FileHandle(forWritingTo: file)

@@ -119,7 +119,7 @@ struct CurlTransportTests {
 
     @Test(arguments: TransportKind.allCases)
     func aFileBodyIsStreamedFromDisk(_ kind: TransportKind) async throws {
-        let content = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        let content = TestServer.repeatingPattern(size: 3_000_000)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-curl-upload-\(UUID())")
         try content.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }

@@ -1,3 +1,4 @@
+import ErrandTestServer
 import Foundation
 import Testing
 
@@ -43,13 +44,27 @@ struct PerMessageDeflateTests {
         let inflater = try #require(PerMessageInflater(Self.parameters()))
         var generator = SystemRandomNumberGenerator()
         for size in [0, 1, 125, 16 << 10, 16 << 10 + 1, 300_000] {
-            let text = Data((0..<size).map { index in UInt8(97 + (index / 7 + Int(generator.next() % 2)) % 26) })
-            let random = Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            let text = Self.letters(size, using: &generator)
+            let random = TestServer.downloadContent(size: size, version: Int(generator.next() >> 1), range: 0..<size)
             for message in [text, random] {
                 let compressed = try #require(deflater.deflate(message))
                 #expect(try inflater.inflate(compressed, limit: 1 << 20) == message, "\(size) bytes")
             }
         }
+    }
+
+    /// Lower-case letters in runs of about seven, so deflate finds matches but has work to do.
+    /// A plain loop: a per-byte `map` takes minutes in a sanitized debug build.
+    private static func letters(_ size: Int, using generator: inout some RandomNumberGenerator) -> Data {
+        var data = Data(count: size)
+        data.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
+            var index = 0
+            while index < size {
+                bytes[index] = UInt8(97 + (index / 7 + Int(generator.next() % 2)) % 26)
+                index += 1
+            }
+        }
+        return data
     }
 
     @Test func aSmallPayloadThatInflatesPastTheLimitIsMessageTooBig() throws {

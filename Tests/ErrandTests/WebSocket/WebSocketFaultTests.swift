@@ -84,7 +84,7 @@ struct WebSocketFaultTests {
         let size = 16 << 20
         let socket = try await agent.webSocket(Echo(query: "?trickle=\(size)"))
         var messages = socket.makeAsyncIterator()
-        #expect(try await messages.next() == .binary(Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31) })))
+        #expect(try await messages.next() == .binary(TestServer.repeatingPattern(size: size)))
         await socket.close()
 
         var options = WebSocketOptions()

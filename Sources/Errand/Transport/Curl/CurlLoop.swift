@@ -11,37 +11,37 @@ import Foundation
 /// and `curl_multi_poll` over every transfer each turn.
 final class CurlLoop {
     private let driver: CurlDriver
-    private let multi: UnsafeMutableRawPointer
+    let multi: UnsafeMutableRawPointer
     private let cookies: CurlCookies
-    private let connection: CurlConnectionSettings
+    let connection: CurlConnectionSettings
     /// The trusted roots as libcurl reads them, from memory that lives as long as the loop.
-    private let certificateBundle: UnsafeMutableRawBufferPointer?
+    let certificateBundle: UnsafeMutableRawBufferPointer?
     private let calls: CurlCalls
     private let redirectPolicy = RedirectPolicy()
     private var transfers: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var handlesByID: [Int: UnsafeMutableRawPointer] = [:]
     /// Connections opened for WebSockets, by request and by easy handle.
-    private var sockets: [Int: CurlSocket] = [:]
-    private var socketsByHandle: [UnsafeMutableRawPointer: CurlSocket] = [:]
+    var sockets: [Int: CurlSocket] = [:]
+    var socketsByHandle: [UnsafeMutableRawPointer: CurlSocket] = [:]
     /// The sockets libcurl is still connecting, by request.
-    private var connectingSockets: Set<Int> = []
+    var connectingSockets: Set<Int> = []
     /// Watches libcurl's sockets and the WebSockets as one descriptor; `nil` where the platform
     /// cannot, when libcurl polls its own and each WebSocket goes to its poll.
-    private let socketWatch: CurlSocketWatch?
+    let socketWatch: CurlSocketWatch?
     /// Where the socket watch puts the tokens of what is ready, each turn.
     private var readyTokens = [UInt64](repeating: 0, count: CurlSocketWatch.batchSize)
     /// The WebSockets to pump this turn, and the batch being pumped: two buffers, kept.
-    private var pumpQueue: [CurlSocket] = []
-    private var pumping: [CurlSocket] = []
+    var pumpQueue: [CurlSocket] = []
+    var pumping: [CurlSocket] = []
     /// When each request's timeouts are next looked at.
-    private var deadlines = CurlDeadlines()
+    var deadlines = CurlDeadlines()
     /// What every socket reads into, in turn.
-    private var socketBuffer = [UInt8](repeating: 0, count: CurlSocket.readSize)
+    var socketBuffer = [UInt8](repeating: 0, count: CurlSocket.readSize)
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
     private var spareHandles: [UnsafeMutableRawPointer] = []
     private var isShuttingDown = false
     /// The deliveries this turn of the loop started, which begin when it ends.
-    private let drains = CurlDrainBatch()
+    let drains = CurlDrainBatch()
 
     /// Spare handles kept; more are freed.
     private static let spareHandleLimit = 64
@@ -176,7 +176,7 @@ final class CurlLoop {
     }
 
     /// A spare easy handle or a new one; `nil`, with `mailbox` closed, when libcurl has none.
-    private func takeHandle(for url: URL, _ mailbox: CurlEventMailbox) -> UnsafeMutableRawPointer? {
+    func takeHandle(for url: URL, _ mailbox: CurlEventMailbox) -> UnsafeMutableRawPointer? {
         if let easy = spareHandles.popLast() ?? errand_curl_easy_init() { return easy }
         mailbox.close(
             with: .transport(URLError(.unknown, userInfo: [NSURLErrorFailingURLErrorKey: url])), batch: drains)
@@ -185,7 +185,7 @@ final class CurlLoop {
 
     /// Adds `easy` to the multi handle; `false`, with the handle recycled and `mailbox` closed
     /// saying why, when libcurl refuses it.
-    private func add(_ easy: UnsafeMutableRawPointer, for url: URL, _ mailbox: CurlEventMailbox) -> Bool {
+    func add(_ easy: UnsafeMutableRawPointer, for url: URL, _ mailbox: CurlEventMailbox) -> Bool {
         socketWatch?.watchCloses(of: easy)
         let added = calls.addHandle(multi, easy)
         guard added != ERRAND_CURLM_OK else { return true }
@@ -335,121 +335,6 @@ final class CurlLoop {
         return min(milliseconds, libcurl)
     }
 
-    // MARK: Sockets
-
-    private func open(_ opening: CurlSocket.Opening) {
-        guard !opening.mailbox.isClosed, let easy = takeHandle(for: opening.request.url, opening.mailbox) else {
-            return
-        }
-        let resolveList: UnsafeMutableRawPointer?
-        do throws(ErrandError) {
-            resolveList = try configureSocket(easy, for: opening.request)
-        } catch {
-            recycle(easy)
-            opening.mailbox.close(with: error, batch: drains)
-            return
-        }
-        setHostConnectionLimit(openSockets: sockets.count + 1)
-        guard add(easy, for: opening.request.url, opening.mailbox) else {
-            setHostConnectionLimit(openSockets: sockets.count)
-            resolveList.map(errand_curl_slist_free_all)
-            return
-        }
-        let socket = CurlSocket(opening, easy: easy, resolveList: resolveList)
-        sockets[socket.id] = socket
-        socketsByHandle[easy] = socket
-        connectingSockets.insert(socket.id)
-        deadlines.schedule(socket.id, at: socket.expiry)
-    }
-
-    /// A socket's connection stays in the multi handle, where libcurl counts it against the
-    /// per-host limit: the limit grows by the sockets open, so that they never hold up requests
-    /// to their host, nor a 7th socket wait forever for a place.
-    private func setHostConnectionLimit(openSockets: Int) {
-        _ = errand_curl_multi_setopt_long(
-            multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, connection.maximumConnectionsPerHost + openSockets)
-    }
-
-    /// The connection settings of a request, on a connection of its own that libcurl only opens:
-    /// always HTTP/1.1 (a server offered h2 by ALPN would not take the upgrade), and through an
-    /// HTTP proxy by CONNECT whatever the scheme.
-    /// - Returns: The `CURLOPT_RESOLVE` list, which must live as long as the socket.
-    private func configureSocket(_ easy: UnsafeMutableRawPointer, for request: TransportRequest) throws(ErrandError)
-        -> UnsafeMutableRawPointer?
-    {
-        let resolveList = try connection.configure(
-            easy, toReach: request.url, isReplay: true,
-            certificateBundle: certificateBundle.map(UnsafeRawBufferPointer.init))
-        _ = errand_curl_easy_setopt_long(easy, ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_1_1))
-        _ = errand_curl_easy_setopt_long(easy, ERRAND_CURLOPT_HTTPPROXYTUNNEL, 1)
-        _ = errand_curl_easy_setopt_long(easy, ERRAND_CURLOPT_CONNECT_ONLY, 1)
-        _ = errand_curl_easy_setopt_long(easy, ERRAND_CURLOPT_NOSIGNAL, 1)
-        return resolveList
-    }
-
-    private func connected(_ socket: CurlSocket, result: Int32) {
-        connectingSockets.remove(socket.id)
-        if let error = CurlErrorMapping.error(for: result, url: socket.url) {
-            end(socket, with: error)
-        } else {
-            socket.connected()
-            queuePump(socket)
-        }
-    }
-
-    /// Has `socket` pumped this turn, once however often it is asked.
-    private func queuePump(_ socket: CurlSocket) {
-        guard !socket.isQueuedForPump else { return }
-        socket.isQueuedForPump = true
-        pumpQueue.append(socket)
-    }
-
-    private func pumpSockets() {
-        swap(&pumpQueue, &pumping)
-        defer { pumping.removeAll(keepingCapacity: true) }
-        for socket in pumping where socket.isQueuedForPump {
-            socket.isQueuedForPump = false
-            // Ended since it was queued.
-            guard sockets[socket.id] === socket else { continue }
-            guard case .ended(let error) = socket.pump(batch: drains, buffer: &socketBuffer) else {
-                // What it waits for may have changed: writes queued or sent, reading paused or resumed.
-                if socketWatch?.update(socket) == false { end(socket, with: Self.unwatchable(socket)) }
-                continue
-            }
-            end(socket, with: error)
-        }
-    }
-
-    /// Why a socket the system would not watch ended: it could never be read again.
-    private static func unwatchable(_ socket: CurlSocket) -> ErrandError {
-        let reason = "the system refused to watch the WebSocket's connection (\(String(cString: strerror(errno))))"
-        return .transport(
-            URLError(
-                .cannotConnectToHost,
-                userInfo: [NSURLErrorFailingURLErrorKey: socket.url, NSLocalizedDescriptionKey: reason]))
-    }
-
-    /// Drops `socket`'s connection and reports its end: `nil` for an orderly close by the peer.
-    private func end(_ socket: CurlSocket, with error: ErrandError?) {
-        remove(socket, failingWritesWith: error ?? .transport(URLError(.networkConnectionLost)))
-        socket.mailbox.close(with: error, batch: drains)
-    }
-
-    private func remove(_ socket: CurlSocket, failingWritesWith error: ErrandError) {
-        socket.failWrites(with: error)
-        socketWatch?.forget(socket)
-        // Removing a connect-only handle from the multi handle closes its connection.
-        _ = errand_curl_multi_remove_handle(multi, socket.easy)
-        sockets[socket.id] = nil
-        socketsByHandle[socket.easy] = nil
-        connectingSockets.remove(socket.id)
-        deadlines.cancel(socket.id)
-        socket.isQueuedForPump = false
-        setHostConnectionLimit(openSockets: sockets.count)
-        recycle(socket.easy)
-        socket.resolveList.map(errand_curl_slist_free_all)
-    }
-
     private func remove(_ transfer: CurlTransfer) {
         _ = errand_curl_multi_remove_handle(multi, transfer.easy)
         transfers[transfer.easy] = nil
@@ -458,7 +343,7 @@ final class CurlLoop {
         recycle(transfer.easy)
     }
 
-    private func recycle(_ easy: UnsafeMutableRawPointer) {
+    func recycle(_ easy: UnsafeMutableRawPointer) {
         guard spareHandles.count < Self.spareHandleLimit else { return errand_curl_easy_cleanup(easy) }
         errand_curl_easy_reset(easy)
         spareHandles.append(easy)

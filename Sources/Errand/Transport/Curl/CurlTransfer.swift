@@ -308,7 +308,8 @@ final class CurlTransfer {
             easy, toReach: request.url, isReplay: hop.isReplay, certificateBundle: certificateBundle)
         if let pins = hop.serverTrust.pins(for: request.url) {
             let pinned = pins.map { "sha256//" + $0 }.joined(separator: ";")
-            try require(setString(ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned), "check pinned public keys")
+            let result = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned)
+            try require(result, "check pinned public keys")
         }
         // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
         if request.headers.headerField("Range") == nil && request.headers.headerField("Accept-Encoding") != "identity" {
@@ -395,9 +396,5 @@ final class CurlTransfer {
 
     private func setLong(_ option: Int32, _ value: Int) {
         _ = errand_curl_easy_setopt_long(easy, option, value)
-    }
-
-    private func setString(_ option: Int32, _ value: String?) -> Int32 {
-        errand_curl_easy_setopt_string(easy, option, value)
     }
 }
