@@ -19,6 +19,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "url-builder", run: URLBuilderTarget.run),
         FuzzTarget(name: "multipart", run: MultipartTarget.run),
         FuzzTarget(name: "websocket", run: WebSocketTarget.run),
+        FuzzTarget(name: "http-caching", run: HTTPCachingTarget.run),
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

@@ -27,13 +27,8 @@ enum HeaderFieldCheck {
 
     /// Whether `name` is a non-empty RFC 9110 token: visible ASCII but separators.
     static func isToken(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                byte > 0x20 && byte < 0x7F && !separators.contains(byte)
-            }
+        !name.isEmpty && name.utf8.allSatisfy(\.isHTTPTokenCharacter)
     }
-
-    private static let separators: Set<UInt8> = Set(#"()<>@,;:\"/[]?={}"#.utf8)
 
     /// `value` without the HTTP whitespace at its ends.
     private static func trimmedValue(_ value: String) -> String {

@@ -93,17 +93,8 @@ public struct RetryPolicy: RequestInterceptor {
     static func seconds(inRetryAfter value: String, now: Date) -> TimeInterval? {
         let trimmed = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Int(trimmed) { return seconds >= 0 ? TimeInterval(seconds) : nil }
-        guard let date = httpDateFormatter().date(from: trimmed) else { return nil }
+        guard let date = HTTPDate.parse(trimmed, now: now) else { return nil }
         return max(0, date.timeIntervalSince(now))
-    }
-
-    /// A new formatter each time: `DateFormatter` is not `Sendable`, and HTTP dates are rare here.
-    private static func httpDateFormatter() -> DateFormatter {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter
     }
 
     /// Connection failures: refused, dropped, unreachable, or (on Linux) closed mid-body or with an empty reply.

@@ -24,7 +24,7 @@ public struct MultipartFormData: Sendable {
 
     /// The value for the request's `Content-Type` header: `multipart/form-data; boundary=…`.
     public var contentType: String {
-        let isToken = !boundary.isEmpty && boundary.utf8.allSatisfy(Self.isTokenByte)
+        let isToken = !boundary.isEmpty && boundary.utf8.allSatisfy(\.isHTTPTokenCharacter)
         return "multipart/form-data; boundary=" + (isToken ? boundary : "\"\(boundary)\"")
     }
 
@@ -256,17 +256,6 @@ public struct MultipartFormData: Sendable {
             }
         }
         return output
-    }
-
-    /// RFC 9110 `tchar`: a boundary made only of these needs no quotes in `Content-Type`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     /// The MIME type for a file extension, matched case-insensitively; `application/octet-stream`
