@@ -21,6 +21,8 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     let longPoll = LongPollState()
     /// The API key and completion count of `/v1/chat/completions`.
     let chat = ChatCompletionState()
+    /// The resources of `/http-cache/{name}` and their answers.
+    let httpCache = HTTPCacheState()
     /// How the last WebSocket flood went.
     let webSocketFlood = WebSocketFloodState()
 

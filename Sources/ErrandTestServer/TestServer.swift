@@ -62,6 +62,10 @@ import Foundation
 ///   keep-alive connection by itself before reporting anything (FoundationNetworking does, and
 ///   on a fresh connection reports `badServerResponse`), so count calls with
 ///   ``flakyCallCount(key:)`` rather than assume one per attempt.
+/// - `GET`/`HEAD /http-cache/{name}`: the ``CacheableResource`` set with
+///   ``setCacheableResource(_:_:)`` (404 before), `304 Not Modified` for a matching
+///   `If-None-Match` (weak comparison) or, without one, an `If-Modified-Since` equal to its
+///   `Last-Modified`; ``cacheableAnswers(_:)`` counts the full and `304` answers.
 /// - `GET /api-error?code=C&message=M`: 200 `{"error": {"error_code": C, "error_msg": M}}`.
 /// - `GET /fault/{kind}`: a broken or hostile answer. `reset`: a TCP reset before any byte;
 ///   `reset-mid-body`: a head announcing 1,000,000 bytes, 64 KiB of them, then a reset
@@ -179,6 +183,17 @@ public final class TestServer: Sendable {
         state.pipeline.flakyCallCount(key: key)
     }
 
+    /// Makes `/http-cache/{name}` answer with `resource`, replacing what it answered before.
+    public func setCacheableResource(_ name: String, _ resource: CacheableResource) {
+        state.httpCache.set(resource, for: name)
+    }
+
+    /// How many full and `304 Not Modified` answers `/http-cache/{name}` has given.
+    public func cacheableAnswers(_ name: String) -> (full: Int, notModified: Int) {
+        let answers = state.httpCache.answers(name)
+        return (answers.full, answers.notModified)
+    }
+
     /// The `captcha_key` that solves the captcha `sid` of `/captcha/protected`: `sid` reversed.
     public static func captchaAnswer(sid: String) -> String {
         PipelineState.captchaAnswer(sid: sid)
@@ -248,7 +263,7 @@ public final class TestServer: Sendable {
 
     private static let router = Router(
         routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
-            + FaultRoutes.all + LongPollRoutes.all + StreamRoutes.all + WebSocketRoutes.all)
+            + FaultRoutes.all + LongPollRoutes.all + StreamRoutes.all + WebSocketRoutes.all + HTTPCacheRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

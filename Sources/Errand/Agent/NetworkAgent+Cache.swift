@@ -10,14 +10,17 @@ extension NetworkAgent {
     /// (and ``Response/isStale`` when the entry is expired, which is served here); the network
     /// call follows it on the callback queue, with the task this method returns. A failure of
     /// the network calls `failure` after the cached `success`. Entries stored under another
-    /// `cacheVersion`, `cacheSensitiveData` or app version are never served.
+    /// `cacheVersion`, `cacheSensitiveData` or app version are never served. The network call
+    /// carries the cached entry's validator, so an unchanged resource costs a `304`, answered
+    /// with the entry (``Response/isRevalidated``).
     @discardableResult
     public func startCacheThenNetwork(
         _ request: any BaseRequest, success: (@Sendable (RequestTask) -> Void)? = nil,
         failure: (@Sendable (RequestTask) -> Void)? = nil
     ) -> RequestTask {
         let task = pipeline.makeTask(request, completion: .closures(success: success, failure: failure))
-        if let cached = displayableCache(for: request) {
+        let cached = displayableCache(for: request)
+        if let cached {
             let delivered = DispatchGroup()
             delivered.enter()
             let cachedTask = pipeline.makeTask(
@@ -29,7 +32,8 @@ extension NetworkAgent {
             task.deliver(after: delivered)
             pipeline.serve(cachedTask, from: cached)
         }
-        pipeline.start(task, readsCache: false)
+        // The cached entry's validator makes the network call a cheap 304 when nothing changed.
+        pipeline.start(task, readsCache: false, revalidating: cached)
         return task
     }
 
@@ -45,7 +49,8 @@ extension NetworkAgent {
     /// the iteration early cancels the network request.
     public func cacheThenNetwork(_ request: any BaseRequest) -> AsyncThrowingStream<Response, any Error> {
         AsyncThrowingStream { continuation in
-            if let cached = displayableCache(for: request) {
+            let cached = displayableCache(for: request)
+            if let cached {
                 pipeline.serve(
                     pipeline.makeTask(
                         request, completion: .continuation { continuation.yield(with: $0.mapError { $0 }) }),
@@ -58,7 +63,7 @@ extension NetworkAgent {
                     continuation.finish()
                 })
             continuation.onTermination = { _ in task.cancel() }
-            pipeline.start(task, readsCache: false)
+            pipeline.start(task, readsCache: false, revalidating: cached)
         }
     }
 

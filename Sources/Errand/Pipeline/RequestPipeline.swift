@@ -47,8 +47,9 @@ final class RequestPipeline: Sendable {
         }
     }
 
-    /// Runs `task`: from a valid cached entry when `readsCache` and there is one, else from the network.
-    func start(_ task: RequestTask, readsCache: Bool) {
+    /// Runs `task`: from a valid cached entry when `readsCache` and there is one, else from the
+    /// network, asking about the expired entry `stale` (or the one the lookup finds) when it has a validator.
+    func start(_ task: RequestTask, readsCache: Bool, revalidating stale: Response? = nil) {
         scheduler.register(task)
         task.accessories.forEach { $0.requestWillStart(task) }
         // Cancelled already: finishing could not yet unregister it.
@@ -65,14 +66,15 @@ final class RequestPipeline: Sendable {
         if plan.isOffline {
             return serveOffline(task, plan.cache)
         }
-        guard readsCache, let settings = plan.cache else { return sendToNetwork(task, plan) }
+        guard readsCache, let settings = plan.cache else { return sendToNetwork(task, plan, revalidating: stale) }
         if let found = cache.lookupInMemory(settings) {
-            if !serve(task, settings, found) { sendToNetwork(task, plan) }
+            if !serve(task, settings, found) { sendToNetwork(task, plan, revalidating: found.expired) }
             return
         }
         // A file to read: not on the caller's thread, which may be the main thread.
         Self.cacheReader.async { [self] in
-            if !serve(task, settings, cache.lookup(settings)) { sendToNetwork(task, plan) }
+            let found = cache.lookup(settings)
+            if !serve(task, settings, found) { sendToNetwork(task, plan, revalidating: found.expired) }
         }
     }
 
@@ -80,8 +82,9 @@ final class RequestPipeline: Sendable {
     private static let cacheReader = DispatchQueue(
         label: "errand.cache-reader", qos: .userInitiated, attributes: .concurrent)
 
-    /// Builds `task`'s request and queues it for the network.
-    private func sendToNetwork(_ task: RequestTask, _ plan: RequestPlan) {
+    /// Builds `task`'s request and queues it for the network, conditional on `stale`'s validator.
+    private func sendToNetwork(_ task: RequestTask, _ plan: RequestPlan, revalidating stale: Response?) {
+        var plan = plan
         var built: TransportRequestBuilder.Output
         do {
             built = try TransportRequestBuilder.build(
@@ -91,6 +94,10 @@ final class RequestPipeline: Sendable {
             return finish(task, response: nil, error: error)
         }
         built.request.isStreaming = plan.streams
+        if let stale, let revalidation = Revalidation(stored: stale, requestHeaders: built.request.headers) {
+            for (name, value) in revalidation.conditionalHeaders { built.request.headers.setHeaderField(name, value) }
+            plan.revalidation = revalidation
+        }
         if task.stream?.upgradesToWebSocket == true {
             built.request.upgradesToWebSocket = true
             built.request.url = WebSocketURL.webSocket(built.request.url)
@@ -103,7 +110,7 @@ final class RequestPipeline: Sendable {
             return enqueue(task, plan, built.request)
         }
         // Encoding a large body into a file takes a while: not on the caller's thread.
-        DispatchQueue.global(qos: .userInitiated).async { [self, built] in
+        DispatchQueue.global(qos: .userInitiated).async { [self, built, plan] in
             do throws(ErrandError) {
                 let (file, length) = try form.writeTemporaryFile()
                 guard task.adoptTemporaryFile(file) else {
@@ -146,7 +153,7 @@ final class RequestPipeline: Sendable {
             return true
         case .miss(_, let stale?) where settings.policy == .staleWhileRevalidate:
             serveCached(task, stale)
-            revalidate(task.request, settings.key)
+            revalidate(task.request, settings.key, stale)
             return true
         case .miss:
             return false
@@ -167,11 +174,12 @@ final class RequestPipeline: Sendable {
         Self.cacheReader.async { [cache] in serve(cache.lookup(settings, allowingExpired: true)) }
     }
 
-    /// Refreshes an expired entry in the background, once per entry at a time.
-    private func revalidate(_ request: any BaseRequest, _ key: CacheKey) {
+    /// Refreshes the expired entry `stale` in the background, once per entry at a time.
+    private func revalidate(_ request: any BaseRequest, _ key: CacheKey, _ stale: Response) {
         guard cache.beginRevalidation(key) else { return }
         start(
-            makeTask(request, completion: .continuation { [cache] _ in cache.endRevalidation(key) }), readsCache: false)
+            makeTask(request, completion: .continuation { [cache] _ in cache.endRevalidation(key) }), readsCache: false,
+            revalidating: stale)
     }
 
     /// The entry ``CachePolicy/offlineFallback`` serves when the network failed, valid or expired.
@@ -292,6 +300,9 @@ final class RequestPipeline: Sendable {
     ) {
         scheduler.release(task)
         var response = task.endAttempt(attempt)
+        if let revalidation = plan.revalidation, let notModified = response, notModified.statusCode == 304 {
+            response = revalidation.refreshed(by: notModified)
+        }
         // A download cancelled on the wire waits for its transport to stop; one that finished
         // meanwhile is still cancelled, and its partial, complete or not, is kept for the next start.
         let bodyIsHandedOff = task.download?.isWriting ?? task.stream?.isStreaming ?? false

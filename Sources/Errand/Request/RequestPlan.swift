@@ -20,6 +20,9 @@ struct RequestPlan: Sendable {
     let isOffline: Bool
     /// Whether the body goes to a ``ResponseStream``: never cached, downloaded or shared.
     let streams: Bool
+    /// The expired entry this call asks the server about, set once the request carries its
+    /// validator: a `304` answer becomes that entry, refreshed.
+    var revalidation: Revalidation?
 
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.

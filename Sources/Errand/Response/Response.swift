@@ -13,15 +13,21 @@ public struct Response: Sendable {
     /// Whether this cached response is older than the request's `cacheTimeInSeconds`: served by
     /// ``CachePolicy/offlineFallback``, ``CachePolicy/staleWhileRevalidate`` or cache-then-network.
     public let isStale: Bool
+    /// Whether the network was asked about an expired cache entry and answered `304 Not
+    /// Modified`: the body is the stored one, the header fields the stored ones updated by the
+    /// `304`'s, and the entry's age starts again. ``isDataFromCache`` is `false`, since the
+    /// server was asked. Default `false`.
+    public let isRevalidated: Bool
     /// Where a download was written; `nil` for in-memory responses.
     public let fileURL: URL?
 
     /// Creates a response; useful for stubbing.
     public init(
         statusCode: Int, headers: [String: String] = [:], data: Data = Data(), isDataFromCache: Bool = false,
-        isStale: Bool = false, fileURL: URL? = nil
+        isStale: Bool = false, isRevalidated: Bool = false, fileURL: URL? = nil
     ) {
         self.isStale = isStale
+        self.isRevalidated = isRevalidated
         self.statusCode = statusCode
         self.headers = headers
         self.data = data

@@ -1,0 +1,48 @@
+import Foundation
+
+/// An expired entry that a caching request asks the server about instead of downloading it
+/// again: the request carries the entry's validator, and a `304 Not Modified` answer becomes
+/// the stored response with the 304's fields merged in.
+struct Revalidation: Sendable {
+    /// The expired entry, as it would be served.
+    let stored: Response
+    /// What the request adds: `If-None-Match` with the entry's `ETag`, else `If-Modified-Since`
+    /// with its `Last-Modified`.
+    let conditionalHeaders: [String: String]
+
+    /// `nil` when `stored` has no validator, or when `requestHeaders` already hold a condition
+    /// of the caller's own, which goes out untouched and whose `304` is the caller's answer.
+    init?(stored: Response, requestHeaders: [String: String]) {
+        guard requestHeaders.headerField("If-None-Match") == nil, requestHeaders.headerField("If-Modified-Since") == nil
+        else { return nil }
+        if let etag = stored.value(forHeader: "ETag") {
+            conditionalHeaders = ["If-None-Match": etag]
+        } else if let lastModified = stored.value(forHeader: "Last-Modified") {
+            conditionalHeaders = ["If-Modified-Since": lastModified]
+        } else {
+            return nil
+        }
+        self.stored = stored
+    }
+
+    /// The request's answer for `notModified`: the stored status and body, with each field of
+    /// the `304` replacing the stored one (RFC 9111 §3.2) but those that describe the stored
+    /// body's framing or only the connection the `304` came on.
+    func refreshed(by notModified: Response) -> Response {
+        let connectionOptions = Set(
+            (notModified.value(forHeader: "Connection") ?? "").split(separator: ",").map { $0.trimmed.lowercased() })
+        var headers = stored.headers
+        for (name, value) in notModified.headers {
+            let lowercased = name.lowercased()
+            guard !Self.unmergedFields.contains(lowercased), !connectionOptions.contains(lowercased) else { continue }
+            headers.setHeaderField(name, value)
+        }
+        return Response(statusCode: stored.statusCode, headers: headers, data: stored.data, isRevalidated: true)
+    }
+
+    /// Fields a `304` never replaces: the stored body's framing, and hop-by-hop fields.
+    private static let unmergedFields: Set<String> = [
+        "content-length", "content-encoding", "content-range", "transfer-encoding", "connection", "keep-alive",
+        "proxy-connection", "te", "trailer", "upgrade",
+    ]
+}

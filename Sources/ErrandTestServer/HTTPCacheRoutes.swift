@@ -1,0 +1,42 @@
+import Foundation
+
+/// `GET /http-cache/{name}`: the ``CacheableResource`` a test set for `name`, answered as an
+/// origin server answers a conditional request (RFC 9110 §13.2.2): `If-None-Match` first, by
+/// weak comparison; else `If-Modified-Since`, equal to `Last-Modified`. 404 for an unknown name.
+enum HTTPCacheRoutes {
+    static let all: [Route] = [
+        Route(["GET", "HEAD"], "/http-cache/{name}", handler: resource)
+    ]
+
+    private static func resource(_ context: RouteContext) -> HTTPResponse {
+        let name = context.parameters["name"] ?? ""
+        guard let resource = context.server.httpCache.resource(name) else { return .notFound }
+        var headers = resource.headers.map { HTTPHeader($0.key, $0.value) }
+        if let etag = resource.etag { headers.append(HTTPHeader("ETag", etag)) }
+        if let lastModified = resource.lastModified { headers.append(HTTPHeader("Last-Modified", lastModified)) }
+        let notModified = isNotModified(resource, context.request.headers)
+        context.server.httpCache.count(name, notModified: notModified)
+        guard !notModified else {
+            return HTTPResponse(
+                status: 304, headers: headers + resource.notModifiedHeaders.map { HTTPHeader($0.key, $0.value) })
+        }
+        headers.append(HTTPHeader("Content-Type", "text/plain; charset=utf-8"))
+        return HTTPResponse(status: 200, headers: headers, body: Data(resource.body.utf8))
+    }
+
+    private static func isNotModified(_ resource: CacheableResource, _ request: [HTTPHeader]) -> Bool {
+        if let ifNoneMatch = request.first("If-None-Match") {
+            guard let etag = resource.etag else { return false }
+            let tags = ifNoneMatch.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            return tags.contains("*") || tags.contains { weak($0) == weak(etag) }
+        }
+        guard let since = request.first("If-Modified-Since"), let lastModified = resource.lastModified else {
+            return false
+        }
+        return since == lastModified
+    }
+
+    private static func weak(_ tag: String) -> String {
+        tag.hasPrefix("W/") ? String(tag.dropFirst(2)) : tag
+    }
+}
