@@ -14,7 +14,7 @@ struct Plan: Sendable {
     /// Every benchmark name, in the order they run.
     static let allNames =
         OverheadBenchmarks.names + MonitorBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names
-        + ComposeBenchmarks.names
+        + RevalidationBenchmarks.names + ComposeBenchmarks.names
         + HandOffBenchmarks.names + LoopbackBenchmarks.names + ConnectionBenchmarks.names
         + TransferBenchmarks.names + StreamBenchmarks.names + WebSocketBenchmarks.names
 

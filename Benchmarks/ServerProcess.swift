@@ -39,6 +39,7 @@ final class ServerProcess: Sendable {
     static func serve() -> Never {
         do {
             let server = try TestServer()
+            for (name, resource) in RevalidationBenchmarks.resources { server.setCacheableResource(name, resource) }
             print(server.port)
             fflush(nil)
             _ = FileHandle.standardInput.readDataToEndOfFile()

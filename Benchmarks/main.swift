@@ -55,6 +55,7 @@ do {
     results += try await MonitorBenchmarks.run(plan, progress: progress)
     results += try await EncodingBenchmarks.run(plan, progress: progress)
     results += try await CacheBenchmarks.run(plan, progress: progress)
+    results += try await RevalidationBenchmarks.run(plan, progress: progress)
     results += try await ComposeBenchmarks.run(plan, progress: progress)
     results += try await HandOffBenchmarks.run(plan, progress: progress)
     results += try await LoopbackBenchmarks.run(plan, progress: progress)

@@ -33,9 +33,14 @@ enum HTTPCachingTarget {
         }
         let written = control.directives.map { directive in
             guard let argument = directive.argument else { return directive.name }
-            let escaped = argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
-                of: "\"", with: "\\\"")
-            return "\(directive.name)=\"\(escaped)\""
+            // By scalar: a quote followed by a combining mark is one Character, which a
+            // Character-wise replacement would leave unescaped.
+            var escaped = String.UnicodeScalarView()
+            for scalar in argument.unicodeScalars {
+                if scalar == "\\" || scalar == "\"" { escaped.append("\\") }
+                escaped.append(scalar)
+            }
+            return "\(directive.name)=\"\(String(escaped))\""
         }
         let again = CacheControl(written.joined(separator: ", "))
         require(again == control, "\(field.debugDescription) reads back as \(again.directives) from \(written)")
