@@ -25,13 +25,14 @@ package struct CacheEntry: Sendable {
     let metadata: Metadata
     package let body: Data
 
-    init(response: Response, settings: CacheSettings, appVersion: String, storedAt: Date) {
+    /// `bodyHash`, when given, is the hash of `response.data`, known from an entry that held the same bytes.
+    init(response: Response, settings: CacheSettings, appVersion: String, storedAt: Date, bodyHash: String? = nil) {
         metadata = Metadata(
             identityHash: settings.key.identityHash, statusCode: response.statusCode,
             headers: response.headers.filter { !Self.unstoredHeaders.contains($0.key.lowercased()) },
             storedAt: storedAt.timeIntervalSince1970, cacheVersion: settings.version,
             sensitiveDataHash: settings.sensitiveDataHash, appVersion: appVersion,
-            bodyLength: response.data.count, bodyHash: Self.hash(of: response.data))
+            bodyLength: response.data.count, bodyHash: bodyHash ?? Self.hash(of: response.data))
         body = response.data
     }
 
