@@ -73,10 +73,11 @@ package struct CacheEntry: Sendable {
             + metadata.headers.reduce(0) { $0 + $1.key.count + $1.value.count }
     }
 
-    func response(isStale: Bool) -> Response {
+    /// The entry as served, `age` seconds after it was stored.
+    func response(isStale: Bool, age: TimeInterval) -> Response {
         Response(
             statusCode: metadata.statusCode, headers: metadata.headers, data: body, isDataFromCache: true,
-            isStale: isStale)
+            isStale: isStale, age: age)
     }
 
     /// A cached response never sets cookies again, and its file holds no cookie.

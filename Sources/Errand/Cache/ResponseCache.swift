@@ -62,11 +62,11 @@ final class ResponseCache: Sendable {
         let isExpired = age < 0 || age > Double(settings.lifetime)
         if let mismatch, allowingExpired || !isExpired { return .miss(mismatch, stale: nil) }
         if isExpired {
-            let stale = mismatch == nil ? entry.response(isStale: true) : nil
+            let stale = mismatch == nil ? entry.response(isStale: true, age: max(0, age)) : nil
             if allowingExpired, let stale { return .hit(stale) }
             return .miss(.expired, stale: stale)
         }
-        return .hit(entry.response(isStale: false))
+        return .hit(entry.response(isStale: false, age: age))
     }
 
     private func mismatch(of metadata: CacheEntry.Metadata, for settings: CacheSettings)

@@ -37,7 +37,8 @@ struct Revalidation: Sendable {
             guard !Self.unmergedFields.contains(lowercased), !connectionOptions.contains(lowercased) else { continue }
             headers.setHeaderField(name, value)
         }
-        return Response(statusCode: stored.statusCode, headers: headers, data: stored.data, isRevalidated: true)
+        return Response(
+            statusCode: stored.statusCode, headers: headers, data: stored.data, isRevalidated: true, age: 0)
     }
 
     /// Fields a `304` never replaces: the stored body's framing, and hop-by-hop fields.

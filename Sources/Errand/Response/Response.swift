@@ -18,16 +18,21 @@ public struct Response: Sendable {
     /// `304`'s, and the entry's age starts again. ``isDataFromCache`` is `false`, since the
     /// server was asked. Default `false`.
     public let isRevalidated: Bool
+    /// How old the response is, in seconds, when it comes from the cache: the time since it was
+    /// stored or last revalidated, by ``NetworkConfig/cacheClock``. `0` right after a
+    /// revalidation; `nil` for a response straight from the network. Default `nil`.
+    public let age: TimeInterval?
     /// Where a download was written; `nil` for in-memory responses.
     public let fileURL: URL?
 
     /// Creates a response; useful for stubbing.
     public init(
         statusCode: Int, headers: [String: String] = [:], data: Data = Data(), isDataFromCache: Bool = false,
-        isStale: Bool = false, isRevalidated: Bool = false, fileURL: URL? = nil
+        isStale: Bool = false, isRevalidated: Bool = false, age: TimeInterval? = nil, fileURL: URL? = nil
     ) {
         self.isStale = isStale
         self.isRevalidated = isRevalidated
+        self.age = age
         self.statusCode = statusCode
         self.headers = headers
         self.data = data

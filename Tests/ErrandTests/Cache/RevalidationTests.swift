@@ -36,6 +36,7 @@ struct RevalidationTests {
         let agent = fixture.makeAgent()
         let first = try await agent.response(Self.request("etag"))
         #expect(!first.isRevalidated)
+        #expect(first.age == nil, "straight from the network")
         fixture.clock.advance(by: 61)
 
         let revalidated = try await agent.response(Self.request("etag"))
@@ -45,6 +46,7 @@ struct RevalidationTests {
         #expect(!revalidated.isDataFromCache, "the server was asked")
         #expect(!revalidated.isStale)
         #expect(revalidated.statusCode == 200, "the stored status, not 304")
+        #expect(revalidated.age == 0)
         #expect(revalidated.string == Self.firstBody)
         #expect(revalidated.value(forHeader: "Content-Type") == "text/plain; charset=utf-8")
 
@@ -53,6 +55,7 @@ struct RevalidationTests {
         let cached = try await agent.response(Self.request("etag"))
         #expect(cached.isDataFromCache)
         #expect(!cached.isRevalidated)
+        #expect(cached.age == 59)
         #expect(cached.string == Self.firstBody)
         #expect(conditions("etag").count == 2)
     }
@@ -163,6 +166,19 @@ struct RevalidationTests {
         #expect(conditions("background") == ["-", #""v1""#])
         let fresh = try await agent.response(Self.request("background"))
         #expect(fresh.isDataFromCache && !fresh.isStale, "the 304 restarted the entry's age")
+    }
+
+    @Test func offlineFallbackServesTheExpiredEntryWhenTheRevalidationCannotBeSent() async throws {
+        defer { fixture.removeDirectory() }
+        server.setCacheableResource("offline", CacheableResource(body: Self.firstBody, etag: #""v1""#))
+        let agent = fixture.makeAgent()
+        _ = try await agent.response(Self.request("offline", policy: .offlineFallback))
+        fixture.clock.advance(by: 120)
+        server.stop()
+        let stale = try await agent.response(Self.request("offline", policy: .offlineFallback))
+        #expect(stale.isDataFromCache && stale.isStale && !stale.isRevalidated)
+        #expect(stale.age == 120)
+        #expect(stale.string == Self.firstBody)
     }
 
     @Test func cacheThenNetworkAsksWithTheShownEntrysValidator() async throws {
