@@ -10,12 +10,6 @@ final class ResponseCache: Sendable {
         /// No entry to serve, and why. `stale` is an expired entry that is otherwise valid — what
         /// offline fallback and stale-while-revalidate may still serve.
         case miss(ErrandError.CacheMissReason, stale: Response?)
-
-        /// The expired entry a miss found, which the network may be asked about.
-        var expired: Response? {
-            guard case .miss(_, let stale) = self else { return nil }
-            return stale
-        }
     }
 
     private let config: NetworkConfig

@@ -67,15 +67,9 @@ final class RequestPipeline: Sendable {
             return serveOffline(task, plan.cache)
         }
         guard readsCache, let settings = plan.cache else { return sendToNetwork(task, plan, revalidating: stale) }
-        if let found = cache.lookupInMemory(settings) {
-            if !serve(task, settings, found) { sendToNetwork(task, plan, revalidating: found.expired) }
-            return
-        }
+        if let found = cache.lookupInMemory(settings) { return serveOrSend(task, plan, settings, found) }
         // A file to read: not on the caller's thread, which may be the main thread.
-        Self.cacheReader.async { [self] in
-            let found = cache.lookup(settings)
-            if !serve(task, settings, found) { sendToNetwork(task, plan, revalidating: found.expired) }
-        }
+        Self.cacheReader.async { [self] in serveOrSend(task, plan, settings, cache.lookup(settings)) }
     }
 
     /// Where entries that are not in memory are read from disk.
@@ -145,18 +139,19 @@ final class RequestPipeline: Sendable {
 
     // MARK: Cache
 
-    /// Finishes `task` with what a lookup `found` when it may be served; `false` sends it to the network.
-    private func serve(_ task: RequestTask, _ settings: CacheSettings, _ found: ResponseCache.Lookup) -> Bool {
+    /// Finishes `task` with what a lookup `found` when it may be served; otherwise sends it, asking
+    /// about the expired entry the lookup found.
+    private func serveOrSend(
+        _ task: RequestTask, _ plan: RequestPlan, _ settings: CacheSettings, _ found: ResponseCache.Lookup
+    ) {
         switch found {
         case .hit(let response):
             serveCached(task, response)
-            return true
         case .miss(_, let stale?) where settings.policy == .staleWhileRevalidate:
             serveCached(task, stale)
             revalidate(task.request, settings.key, stale)
-            return true
-        case .miss:
-            return false
+        case .miss(_, let stale):
+            sendToNetwork(task, plan, revalidating: stale)
         }
     }
 
@@ -177,9 +172,8 @@ final class RequestPipeline: Sendable {
     /// Refreshes the expired entry `stale` in the background, once per entry at a time.
     private func revalidate(_ request: any BaseRequest, _ key: CacheKey, _ stale: Response) {
         guard cache.beginRevalidation(key) else { return }
-        start(
-            makeTask(request, completion: .continuation { [cache] _ in cache.endRevalidation(key) }), readsCache: false,
-            revalidating: stale)
+        let task = makeTask(request, completion: .continuation { [cache] _ in cache.endRevalidation(key) })
+        start(task, readsCache: false, revalidating: stale)
     }
 
     /// The entry ``CachePolicy/offlineFallback`` serves when the network failed, valid or expired.
