@@ -1,0 +1,56 @@
+/// What a private HTTP cache may store, and which stored variant answers a request: RFC 9111 §3
+/// and §4.1, for ``BaseRequest/followsHTTPCaching``.
+enum HTTPStorageRules {
+    /// Whether the response to `method` may be stored (§3): a final status other than `206` and
+    /// `304`, which this cache does not combine; no `no-store` from either side; and something
+    /// that lets a cache keep it — `public`, `private` (this cache is private), `max-age`,
+    /// `Expires`, or a status that may be given a heuristic lifetime. Only `GET` and `HEAD` are
+    /// stored, as in every browser.
+    static func mayStore(
+        method: String, statusCode: Int, request: CacheControl, response: CacheControl,
+        responseHeaders: [String: String]
+    ) -> Bool {
+        guard storedMethods.contains(method.uppercased()), statusCode >= 200, statusCode != 206, statusCode != 304,
+            !request.contains("no-store"), !response.contains("no-store")
+        else { return false }
+        return response.contains("public") || response.contains("private") || response.contains("max-age")
+            || responseHeaders.headerField("Expires") != nil
+            || ResponseFreshness.heuristicallyCacheableStatusCodes.contains(statusCode)
+    }
+
+    /// The request's values of the fields a response's `Vary` names, normalized, by lower-case
+    /// name, `nil` for a field it did not send — what a stored variant keeps, and what a later
+    /// request must send alike (§4.1). `nil` for `Vary: *` anywhere in the list, which no request
+    /// matches.
+    static func variant(vary: String?, requestHeaders: [String: String]) -> [String: String?]? {
+        var selected: [String: String?] = [:]
+        for member in (vary ?? "").split(separator: ",") {
+            let name = member.trimmed.lowercased()
+            guard name != "*" else { return nil }
+            guard !name.isEmpty else { continue }
+            selected.updateValue(value(of: name, in: requestHeaders), forKey: name)
+        }
+        return selected
+    }
+
+    /// Whether a request sends the stored variant's selecting fields alike; a field absent from
+    /// both matches.
+    static func matches(_ stored: [String: String?], requestHeaders: [String: String]) -> Bool {
+        stored.allSatisfy { name, storedValue in value(of: name, in: requestHeaders) == storedValue }
+    }
+
+    private static func value(of name: String, in headers: [String: String]) -> String? {
+        headers.headerField(name).map { normalized($0, field: name) }
+    }
+
+    /// A field value as variants compare it: the members of its list, trimmed and joined by
+    /// commas, so that spaces and separate lines make no difference; `Accept-Language` in lower
+    /// case and sorted, since neither case nor order changes what it asks for.
+    static func normalized(_ value: String, field: String) -> String {
+        let members = value.split(separator: ",").map(\.trimmed).filter { !$0.isEmpty }
+        guard field == "accept-language" else { return members.joined(separator: ",") }
+        return members.map { $0.lowercased().replacingOccurrences(of: " ", with: "") }.sorted().joined(separator: ",")
+    }
+
+    private static let storedMethods: Set<String> = ["GET", "HEAD"]
+}
