@@ -63,6 +63,10 @@ let package = Package(
         .executableTarget(name: "ErrandFuzz", dependencies: ["Errand"], path: "Fuzz/ErrandFuzz"),
         // The client side of Autobahn|Testsuite, the WebSocket conformance suite (.ci/autobahn).
         .executableTarget(name: "ErrandAutobahn", dependencies: ["Errand"], path: "Tests/AutobahnClient"),
+        // The client side of cache-tests.fyi, the HTTP cache conformance suite (.ci/cache-tests).
+        .executableTarget(
+            name: "ErrandCacheConformance", dependencies: ["Errand"], path: "Tests/CacheConformanceClient",
+            exclude: ["errand-fetch.mjs"]),
     ],
     swiftLanguageModes: [.v6]
 )
