@@ -2,6 +2,8 @@
 /// ``TestServer/setCacheableResource(_:_:)``: a body with its validators and caching fields,
 /// answered `304 Not Modified` when a request's validator matches.
 public struct CacheableResource: Sendable {
+    /// The status of a full answer.
+    public var status: Int
     /// The body of a full answer.
     public var body: String
     /// The `ETag`, quotes included (`"v1"`, `W/"v1"`); `nil` for none.
@@ -14,9 +16,10 @@ public struct CacheableResource: Sendable {
     public var notModifiedHeaders: [String: String]
 
     public init(
-        body: String, etag: String? = nil, lastModified: String? = nil, headers: [String: String] = [:],
-        notModifiedHeaders: [String: String] = [:]
+        status: Int = 200, body: String, etag: String? = nil, lastModified: String? = nil,
+        headers: [String: String] = [:], notModifiedHeaders: [String: String] = [:]
     ) {
+        self.status = status
         self.body = body
         self.etag = etag
         self.lastModified = lastModified

@@ -21,7 +21,7 @@ enum HTTPCacheRoutes {
                 status: 304, headers: headers + resource.notModifiedHeaders.map { HTTPHeader($0.key, $0.value) })
         }
         headers.append(HTTPHeader("Content-Type", "text/plain; charset=utf-8"))
-        return HTTPResponse(status: 200, headers: headers, body: Data(resource.body.utf8))
+        return HTTPResponse(status: resource.status, headers: headers, body: Data(resource.body.utf8))
     }
 
     private static func isNotModified(_ resource: CacheableResource, _ request: [HTTPHeader]) -> Bool {

@@ -4,6 +4,7 @@
 // results as the suite's CLI does: a JSON object of test id → true or [kind, message].
 //
 //   node errand-fetch.mjs <cache-tests checkout> <its server's base URL> <ErrandCacheConformance>
+//   CACHE_TEST=<test id> node errand-fetch.mjs …   # one test, with each exchange printed
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { createInterface } from 'node:readline'
@@ -47,6 +48,12 @@ globalThis.fetch = async (url, init = {}) => {
 
 const { runTests, getResults } = await import(pathToFileURL(path.join(checkout, 'test-engine/client/runner.mjs')))
 const { default: tests } = await import(pathToFileURL(path.join(checkout, 'tests/index.mjs')))
-await runTests(tests, true, baseUrl)
+// CACHE_TEST=<id> runs that test alone, with the suite's dump of each exchange.
+const only = process.env.CACHE_TEST
+const chosen = only === undefined
+  ? tests
+  : tests.map(suite => ({ ...suite, tests: suite.tests.filter(test => test.id === only).map(test => ({ ...test, dump: true })) }))
+    .filter(suite => suite.tests.length > 0)
+await runTests(chosen, true, baseUrl)
 errand.stdin.end()
 console.log(JSON.stringify(getResults(), null, 2))

@@ -67,6 +67,7 @@ config.cacheDirectory = FileManager.default.temporaryDirectory
     .appendingPathComponent("errand-cache-conformance-\(UUID().uuidString)", isDirectory: true)
 // One serial queue for every answer: lines never interleave, and the main thread may block on input.
 config.callbackQueue = DispatchQueue(label: "errand-cache-conformance.answers")
+config.followsHTTPCaching = true
 let agent = NetworkAgent(config: config)
 let outstanding = DispatchGroup()
 

@@ -20,19 +20,29 @@ package struct CacheEntry: Sendable {
         var appVersion: String
         var bodyLength: Int
         var bodyHash: String
+        /// When the request was sent, seconds since 1970 by ``NetworkConfig/cacheClock``; stored
+        /// for ``BaseRequest/followsHTTPCaching``, whose age counts the round trip.
+        var requestTime: Double?
+        /// The request's values of the fields the response's `Vary` names (RFC 9111 §4.1), for
+        /// ``BaseRequest/followsHTTPCaching``; `nil` for an entry stored without it.
+        var variant: [String: String?]?
     }
 
     let metadata: Metadata
     package let body: Data
 
     /// `bodyHash`, when given, is the hash of `response.data`, known from an entry that held the same bytes.
-    init(response: Response, settings: CacheSettings, appVersion: String, storedAt: Date, bodyHash: String? = nil) {
+    init(
+        response: Response, settings: CacheSettings, appVersion: String, storedAt: Date, bodyHash: String? = nil,
+        requestTime: Date? = nil, variant: [String: String?]? = nil
+    ) {
         metadata = Metadata(
             identityHash: settings.key.identityHash, statusCode: response.statusCode,
-            headers: response.headers.filter { !Self.unstoredHeaders.contains($0.key.lowercased()) },
+            headers: Self.storedFields(of: response.headers, dropsHopByHop: settings.followsHTTPCaching),
             storedAt: storedAt.timeIntervalSince1970, cacheVersion: settings.version,
             sensitiveDataHash: settings.sensitiveDataHash, appVersion: appVersion,
-            bodyLength: response.data.count, bodyHash: bodyHash ?? Self.hash(of: response.data))
+            bodyLength: response.data.count, bodyHash: bodyHash ?? Self.hash(of: response.data),
+            requestTime: requestTime?.timeIntervalSince1970, variant: variant)
         body = response.data
     }
 
@@ -73,15 +83,37 @@ package struct CacheEntry: Sendable {
             + metadata.headers.reduce(0) { $0 + $1.key.count + $1.value.count }
     }
 
-    /// The entry as served, `age` seconds after it was stored.
-    func response(isStale: Bool, age: TimeInterval) -> Response {
-        Response(
-            statusCode: metadata.statusCode, headers: metadata.headers, data: body, isDataFromCache: true,
-            isStale: isStale, age: age)
+    /// The entry as served, `age` seconds after it was stored; with `ageField`, its `Age` header
+    /// field says so, as an HTTP cache's must (RFC 9111 §5.1).
+    func response(isStale: Bool, age: TimeInterval, ageField: Bool = false) -> Response {
+        var headers = metadata.headers
+        if ageField { headers.setHeaderField("Age", String(Int(age.isNaN ? 0 : min(max(age, 0), 2_147_483_648)))) }
+        return Response(
+            statusCode: metadata.statusCode, headers: headers, data: body, isDataFromCache: true, isStale: isStale,
+            age: age)
     }
 
-    /// A cached response never sets cookies again, and its file holds no cookie.
-    private static let unstoredHeaders: Set<String> = ["set-cookie", "set-cookie2"]
+    /// The fields an entry keeps: not the cookies, which a cached response never sets again and
+    /// its file must not hold; for an HTTP cache, not those about one connection either (RFC 9111
+    /// §3.1), where YTKNetwork's cache serves every other field as it arrived.
+    private static func storedFields(of headers: [String: String], dropsHopByHop: Bool) -> [String: String] {
+        let connectionOptions = dropsHopByHop ? connectionOptions(in: headers) : []
+        return headers.filter { name, _ in
+            let name = name.lowercased()
+            guard name != "set-cookie", name != "set-cookie2" else { return false }
+            return !dropsHopByHop || !hopByHopFields.contains(name) && !connectionOptions.contains(name)
+        }
+    }
+
+    /// Fields that describe one connection, not the response: never stored, nor merged from a `304`.
+    static let hopByHopFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
+    ]
+
+    /// The lower-case names `headers`' `Connection` field lists, which are hop-by-hop too.
+    static func connectionOptions(in headers: [String: String]) -> Set<String> {
+        Set((headers.headerField("Connection") ?? "").split(separator: ",").map { $0.trimmed.lowercased() })
+    }
 
     /// Version 2 keeps a hash of the identity, not the identity; a version 1 file reads as unreadable.
     private static let magic = Data("ERRANDC2".utf8)

@@ -12,17 +12,45 @@ struct CacheSettings: Sendable {
     /// A hash of the request's `cacheSensitiveData`, so that no entry file holds the value itself.
     let sensitiveDataHash: String?
     let policy: CachePolicy
+    /// Whether the server's caching fields decide, as RFC 9111 says (``BaseRequest/followsHTTPCaching``).
+    let followsHTTPCaching: Bool
+    /// The request's method, for what may be stored.
+    let method: String
+    /// The request's header fields, for `Vary`.
+    let requestHeaders: [String: String]
+    /// The request's own `Cache-Control` directives; `Pragma: no-cache` reads as `no-cache` when
+    /// there are none (RFC 9111 §5.4).
+    let requestCacheControl: CacheControl
 
-    /// The settings of `request`; `nil` when it does not cache (`cacheTimeInSeconds <= 0`, or a download).
+    /// The settings of `request`; `nil` when it does not cache (`cacheTimeInSeconds <= 0` without
+    /// `followsHTTPCaching`, or a download).
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.
     init?(request: any BaseRequest, config: NetworkConfig) throws(ErrandError) {
-        guard request.cacheTimeInSeconds > 0, request.resumableDownloadPath == nil else { return nil }
+        let followsHTTPCaching = NetworkConfig.$reading.withValue(config) { request.followsHTTPCaching }
+        guard request.cacheTimeInSeconds > 0 || followsHTTPCaching, request.resumableDownloadPath == nil else {
+            return nil
+        }
+        self.followsHTTPCaching = followsHTTPCaching
+        method = request.method.rawValue
+        requestHeaders = request.headers
+        requestCacheControl = CacheControl(
+            request.headers.headerField("Cache-Control")
+                ?? request.headers.headerField("Pragma").flatMap {
+                    $0.trimmed.lowercased() == "no-cache" ? "no-cache" : nil
+                })
         key = try CacheKey(request: request, config: config)
         lifetime = request.cacheTimeInSeconds
         version = request.cacheVersion
         sensitiveDataHash = Self.hash(ofSensitiveData: request.cacheSensitiveData)
         policy = request.cachePolicy
+    }
+
+    /// Whether a response that ended with `error` goes to the cache to be stored: a success, and
+    /// for an HTTP cache any answer the status validator refused too, for RFC 9111's rules to
+    /// decide (``ResponseCache/store(_:as:sentAt:)``).
+    func offersToStore(after error: ErrandError?) -> Bool {
+        error == nil || followsHTTPCaching && error?.isStatusCode == true
     }
 
     static func hash(ofSensitiveData value: String?) -> String? {

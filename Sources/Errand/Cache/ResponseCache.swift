@@ -50,6 +50,7 @@ final class ResponseCache: Sendable {
 
     /// What `entry` is worth for `settings`, by the rules of ``lookup(_:allowingExpired:)``.
     private func judge(_ entry: CacheEntry, _ settings: CacheSettings, allowingExpired: Bool) -> Lookup {
+        if settings.followsHTTPCaching { return judgeByHTTP(entry, settings, allowingExpired: allowingExpired) }
         let mismatch = mismatch(of: entry.metadata, for: settings)
         let age = config.cacheClock().timeIntervalSince1970 - entry.metadata.storedAt
         // A negative age means the clock moved back; the entry's age is unknown, so it is not trusted.
@@ -63,6 +64,41 @@ final class ResponseCache: Sendable {
         return .hit(entry.response(isStale: false, age: age))
     }
 
+    /// What `entry` is worth as a private HTTP cache judges it (RFC 9111 §4): another variant is
+    /// no entry; fresh by the server's lifetime (or `cacheTimeInSeconds`) and the request's
+    /// directives, a hit with its `Age`; stale, a hit only within the request's `max-stale`, and
+    /// otherwise the expired entry to revalidate.
+    private func judgeByHTTP(_ entry: CacheEntry, _ settings: CacheSettings, allowingExpired: Bool) -> Lookup {
+        let metadata = entry.metadata
+        if let mismatch = mismatch(of: metadata, for: settings) { return .miss(mismatch, stale: nil) }
+        // An entry saved without a variant, by saveCache or before the request followed HTTP caching, varies on nothing.
+        guard HTTPStorageRules.matches(metadata.variant ?? [:], requestHeaders: settings.requestHeaders) else {
+            return .miss(.missing, stale: nil)
+        }
+        let storedAt = Date(timeIntervalSince1970: metadata.storedAt)
+        let freshness = ResponseFreshness(
+            statusCode: metadata.statusCode, headers: metadata.headers,
+            requestTime: metadata.requestTime.map(Date.init(timeIntervalSince1970:)) ?? storedAt, responseTime: storedAt
+        )
+        let lifetime = settings.lifetime > 0 ? TimeInterval(settings.lifetime) : freshness.lifetime
+        let age = freshness.age(at: config.cacheClock())
+        let stored = CacheControl(metadata.headers.headerField("Cache-Control"))
+        let request = settings.requestCacheControl
+        let mustValidate =
+            stored.contains("no-cache") || request.contains("no-cache")
+            || request.seconds("max-age").map { age > TimeInterval($0) } == true
+            || request.seconds("min-fresh").map { lifetime - age < TimeInterval($0) } == true
+        if !mustValidate, age < lifetime { return .hit(entry.response(isStale: false, age: age, ageField: true)) }
+        let stale = entry.response(isStale: true, age: age, ageField: true)
+        if allowingExpired { return .hit(stale) }
+        // max-stale without a value accepts any staleness; must-revalidate and no-cache accept none.
+        if !mustValidate, !stored.contains("must-revalidate"), let maxStale = request.seconds("max-stale") {
+            let accepted = request.argument(of: "max-stale") == nil ? .infinity : TimeInterval(maxStale)
+            if age - lifetime <= accepted { return .hit(stale) }
+        }
+        return .miss(.expired, stale: stale)
+    }
+
     private func mismatch(of metadata: CacheEntry.Metadata, for settings: CacheSettings)
         -> ErrandError.CacheMissReason?
     {
@@ -73,8 +109,21 @@ final class ResponseCache: Sendable {
     }
 
     /// Keeps `response` as the entry `settings` name: in memory at once, on disk shortly after.
-    func store(_ response: Response, as settings: CacheSettings) {
-        let entry = entry(response, as: settings)
+    /// A request that follows HTTP caching stores only what RFC 9111 allows, with the request's
+    /// `Vary` variant and `sentAt`, when it was sent.
+    func store(_ response: Response, as settings: CacheSettings, sentAt: Date? = nil) {
+        var variant: [String: String?]?
+        if settings.followsHTTPCaching {
+            let allowed = HTTPStorageRules.mayStore(
+                method: settings.method, statusCode: response.statusCode, request: settings.requestCacheControl,
+                response: CacheControl(response.value(forHeader: "Cache-Control")), responseHeaders: response.headers)
+            guard allowed,
+                let selected = HTTPStorageRules.variant(
+                    vary: response.value(forHeader: "Vary"), requestHeaders: settings.requestHeaders)
+            else { return }
+            variant = selected
+        }
+        let entry = entry(response, as: settings, requestTime: sentAt, variant: variant)
         memory.insert(entry, for: settings.key)
         disk.store(entry, for: settings.key)
     }
@@ -120,13 +169,15 @@ final class ResponseCache: Sendable {
         if case .store(let entry, let key) = change { memory.insert(entry, for: key) }
     }
 
-    private func entry(_ response: Response, as settings: CacheSettings) -> CacheEntry {
+    private func entry(
+        _ response: Response, as settings: CacheSettings, requestTime: Date? = nil, variant: [String: String?]? = nil
+    ) -> CacheEntry {
         // A body stored again unchanged, as after a 304, keeps its hash: comparing the bytes is a
         // memcmp, hashing them byte by byte takes a tenth of a millisecond per 100 KiB.
         let known = memory.entry(for: settings.key).flatMap { $0.body == response.data ? $0.metadata.bodyHash : nil }
         return CacheEntry(
             response: response, settings: settings, appVersion: config.appVersion, storedAt: config.cacheClock(),
-            bodyHash: known)
+            bodyHash: known, requestTime: requestTime, variant: variant)
     }
 
     // MARK: Revalidation

@@ -29,21 +29,20 @@ struct Revalidation: Sendable {
     /// the `304` replacing the stored one (RFC 9111 §3.2) but those that describe the stored
     /// body's framing or only the connection the `304` came on.
     func refreshed(by notModified: Response) -> Response {
-        let connectionOptions = Set(
-            (notModified.value(forHeader: "Connection") ?? "").split(separator: ",").map { $0.trimmed.lowercased() })
-        var headers = stored.headers
+        let connectionOptions = CacheEntry.connectionOptions(in: notModified.headers)
+        // The stored response's age, its own or the cache's, ends here: the 304 says the new one.
+        var headers = stored.headers.filter { !$0.key.equalsIgnoringASCIICase("Age") }
         for (name, value) in notModified.headers {
             let lowercased = name.lowercased()
-            guard !Self.unmergedFields.contains(lowercased), !connectionOptions.contains(lowercased) else { continue }
+            guard !Self.framingFields.contains(lowercased), !CacheEntry.hopByHopFields.contains(lowercased),
+                !connectionOptions.contains(lowercased)
+            else { continue }
             headers.setHeaderField(name, value)
         }
         return Response(
             statusCode: stored.statusCode, headers: headers, data: stored.data, isRevalidated: true, age: 0)
     }
 
-    /// Fields a `304` never replaces: the stored body's framing, and hop-by-hop fields.
-    private static let unmergedFields: Set<String> = [
-        "content-length", "content-encoding", "content-range", "transfer-encoding", "connection", "keep-alive",
-        "proxy-connection", "te", "trailer", "upgrade",
-    ]
+    /// Fields of a `304` that would misdescribe the stored body.
+    private static let framingFields: Set<String> = ["content-length", "content-encoding", "content-range"]
 }

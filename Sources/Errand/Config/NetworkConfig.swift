@@ -33,6 +33,7 @@ public final class NetworkConfig: Sendable {
         var debugLogEnabled = false
         var maximumResponseSize = 64 << 20
         var isOffline = false
+        var followsHTTPCaching = false
     }
 
     private let state = Locked(State())
@@ -245,6 +246,19 @@ public final class NetworkConfig: Sendable {
         get { state[\.isOffline] }
         set { state[\.isOffline] = newValue }
     }
+
+    /// Whether requests are cached as a private HTTP cache caches them (RFC 9111), by what the
+    /// server says — `Cache-Control`, `Expires`, `Vary` — rather than only by their own
+    /// ``BaseRequest/cacheTimeInSeconds``: the value of ``BaseRequest/followsHTTPCaching`` for
+    /// requests that do not say. Default `false`.
+    public var followsHTTPCaching: Bool {
+        get { state[\.followsHTTPCaching] }
+        set { state[\.followsHTTPCaching] = newValue }
+    }
+
+    /// The configuration of the agent that is reading a request's definition, for the defaults
+    /// that come from it (``BaseRequest/followsHTTPCaching``).
+    @TaskLocal static var reading: NetworkConfig?
 
     private static var defaultCacheDirectory: URL {
         let caches =

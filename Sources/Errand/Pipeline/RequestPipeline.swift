@@ -47,8 +47,7 @@ final class RequestPipeline: Sendable {
         }
     }
 
-    /// Runs `task`: from a valid cached entry when `readsCache` and there is one, else from the
-    /// network, asking about the expired entry `stale` (or the one the lookup finds) when it has a validator.
+    /// Runs `task` from a valid cached entry when `readsCache` finds one; else from the network, asking about `stale`.
     func start(_ task: RequestTask, readsCache: Bool, revalidating stale: Response? = nil) {
         scheduler.register(task)
         task.accessories.forEach { $0.requestWillStart(task) }
@@ -88,6 +87,7 @@ final class RequestPipeline: Sendable {
             return finish(task, response: nil, error: error)
         }
         built.request.isStreaming = plan.streams
+        if plan.cache?.followsHTTPCaching == true { plan.sentAt = config.cacheClock() }
         if let stale, let revalidation = Revalidation(stored: stale, requestHeaders: built.request.headers) {
             for (name, value) in revalidation.conditionalHeaders { built.request.headers.setHeaderField(name, value) }
             plan.revalidation = revalidation
@@ -132,24 +132,27 @@ final class RequestPipeline: Sendable {
     }
 
     /// Finishes `task` with a response from the cache, telling its monitors where it came from.
-    private func serveCached(_ task: RequestTask, _ response: Response) {
+    private func serveCached(_ task: RequestTask, _ response: Response, error: ErrandError? = nil) {
         task.monitors.request(task, didServeFromCache: response)
-        finish(task, response: response, error: nil)
+        finish(task, response: response, error: error)
     }
 
     // MARK: Cache
 
-    /// Finishes `task` with what a lookup `found` when it may be served; otherwise sends it, asking
-    /// about the expired entry the lookup found.
+    /// Serves what a lookup `found` if it may; otherwise sends `task`, asking about the expired entry.
     private func serveOrSend(
         _ task: RequestTask, _ plan: RequestPlan, _ settings: CacheSettings, _ found: ResponseCache.Lookup
     ) {
         switch found {
         case .hit(let response):
-            serveCached(task, response)
+            // An HTTP cache keeps refused statuses too (a 404 with max-age): judged as they were.
+            let refused = settings.followsHTTPCaching && !plan.rules.acceptsStatus(response.statusCode)
+            serveCached(task, response, error: refused ? .statusCode(response.statusCode) : nil)
         case .miss(_, let stale?) where settings.policy == .staleWhileRevalidate:
             serveCached(task, stale)
             revalidate(task.request, settings.key, stale)
+        case .miss where settings.followsHTTPCaching && settings.requestCacheControl.contains("only-if-cached"):
+            finish(task, response: nil, error: .cacheMiss(.missing))
         case .miss(_, let stale):
             sendToNetwork(task, plan, revalidating: stale)
         }
@@ -375,8 +378,8 @@ final class RequestPipeline: Sendable {
         if let error, let fallback = offlineFallback(plan.cache, after: error) {
             return serveCached(task, fallback)
         }
-        if error == nil, let response, let settings = plan.cache {
-            cache.store(response, as: settings)
+        if let response, let settings = plan.cache, settings.offersToStore(after: error) {
+            cache.store(response, as: settings, sentAt: plan.sentAt)
         }
         finish(task, response: response, error: error)
     }

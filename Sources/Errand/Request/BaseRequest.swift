@@ -97,6 +97,14 @@ public protocol BaseRequest: Sendable {
     /// them, such as `Accept-Language`. Default `[]`: headers do not split the cache.
     var cacheKeyHeaders: [String] { get }
 
+    /// Whether the response is cached as a private HTTP cache caches it (RFC 9111): stored only
+    /// when the method, status and `Cache-Control` allow, fresh for as long as the server says
+    /// (`max-age`, `Expires`, or a heuristic from `Last-Modified`), served only to a request that
+    /// sends the fields its `Vary` names alike, and with the request's own `Cache-Control`
+    /// directives honoured. A positive ``cacheTimeInSeconds`` replaces the server's lifetime.
+    /// See <doc:Caching>.
+    var followsHTTPCaching: Bool { get }
+
     /// A file path a GET downloads its body to, resumably. Default `nil`, an in-memory response.
     ///
     /// The body streams into `<path>.errand-partial` beside the target, which survives failures,
@@ -212,6 +220,8 @@ extension BaseRequest {
     public var cachePolicy: CachePolicy { .standard }
     /// Default: `[]`.
     public var cacheKeyHeaders: [String] { [] }
+    /// Default: ``NetworkConfig/followsHTTPCaching`` of the agent that runs the request.
+    public var followsHTTPCaching: Bool { (NetworkConfig.reading ?? .shared).followsHTTPCaching }
     /// Default: `nil`.
     public var resumableDownloadPath: String? { nil }
     /// Default: `nil`.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the stages after the build need from a request, taken from its definition once when it
 /// starts; the stages never look at the ``BaseRequest`` again.
 struct RequestPlan: Sendable {
@@ -23,6 +25,9 @@ struct RequestPlan: Sendable {
     /// The expired entry this call asks the server about, set once the request carries its
     /// validator: a `304` answer becomes that entry, refreshed.
     var revalidation: Revalidation?
+    /// When the request was built to be sent, by ``NetworkConfig/cacheClock``, for an HTTP cache's
+    /// age of the response (``BaseRequest/followsHTTPCaching`` only).
+    var sentAt: Date?
 
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.

@@ -65,6 +65,13 @@ public enum ErrandError: Error, Sendable, Equatable {
         }
     }
 
+    /// Whether the status code validator refused the response: an answer all the same, which an
+    /// HTTP cache stores if RFC 9111 allows.
+    var isStatusCode: Bool {
+        if case .statusCode = self { return true }
+        return false
+    }
+
     /// Maps a transport's `URLError` to the case a caller switches on.
     init(_ error: URLError) {
         switch error.code {
