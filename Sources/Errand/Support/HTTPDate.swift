@@ -78,12 +78,18 @@ package enum HTTPDate {
             self.bytes = bytes
         }
 
+        // The names as bytes, made once rather than at every comparison.
+        private static let dayNames = HTTPDate.dayNames.map { Array($0.utf8) }
+        private static let longDayNames = HTTPDate.longDayNames.map { Array($0.utf8) }
+        private static let monthNames = HTTPDate.monthNames.map { Array($0.utf8) }
+        private static let zoneNames = [Array("GMT".utf8)]
+
         /// `day-name "," SP 2DIGIT SP month SP 4DIGIT SP time-of-day SP "GMT"`
         mutating func imfFixdate() -> Date? {
             index = 0
-            guard name(in: HTTPDate.dayNames) != nil, take(","), take(" "), let day = digits(2), take(" "),
-                let month = name(in: HTTPDate.monthNames), take(" "), let year = digits(4), take(" "),
-                let time = timeOfDay(), take(" "), name(in: ["GMT"]) != nil, isAtEnd
+            guard name(in: Self.dayNames) != nil, take(","), take(" "), let day = digits(2), take(" "),
+                let month = name(in: Self.monthNames), take(" "), let year = digits(4), take(" "),
+                let time = timeOfDay(), take(" "), name(in: Self.zoneNames) != nil, isAtEnd
             else { return nil }
             return date(year: year, month: month + 1, day: day, time: time)
         }
@@ -91,9 +97,9 @@ package enum HTTPDate {
         /// `day-name-l "," SP 2DIGIT "-" month "-" 2DIGIT SP time-of-day SP "GMT"`
         mutating func rfc850Date(now: Date) -> Date? {
             index = 0
-            guard name(in: HTTPDate.longDayNames) != nil, take(","), take(" "), let day = digits(2), take("-"),
-                let month = name(in: HTTPDate.monthNames), take("-"), let shortYear = digits(2), take(" "),
-                let time = timeOfDay(), take(" "), name(in: ["GMT"]) != nil, isAtEnd
+            guard name(in: Self.longDayNames) != nil, take(","), take(" "), let day = digits(2), take("-"),
+                let month = name(in: Self.monthNames), take("-"), let shortYear = digits(2), take(" "),
+                let time = timeOfDay(), take(" "), name(in: Self.zoneNames) != nil, isAtEnd
             else { return nil }
             // RFC 9110: a year more than 50 years ahead is the latest past one with those digits.
             let today = HTTPDate.secondsSince1970(now).floorDivided(by: 86_400).quotient
@@ -106,7 +112,7 @@ package enum HTTPDate {
         /// `day-name SP month SP ( 2DIGIT / ( SP DIGIT ) ) SP time-of-day SP 4DIGIT`
         mutating func asctimeDate() -> Date? {
             index = 0
-            guard name(in: HTTPDate.dayNames) != nil, take(" "), let month = name(in: HTTPDate.monthNames),
+            guard name(in: Self.dayNames) != nil, take(" "), let month = name(in: Self.monthNames),
                 take(" "), let day = take(" ") ? digits(1) : digits(2), take(" "), let time = timeOfDay(),
                 take(" "), let year = digits(4), isAtEnd
             else { return nil }
@@ -150,9 +156,8 @@ package enum HTTPDate {
         }
 
         /// The index in `names` of the one that follows, in any case.
-        private mutating func name(in names: [String]) -> Int? {
-            for (position, name) in names.enumerated() {
-                let utf8 = Array(name.utf8)
+        private mutating func name(in names: [[UInt8]]) -> Int? {
+            for (position, utf8) in names.enumerated() {
                 guard bytes.count - index >= utf8.count,
                     zip(bytes[index..<index + utf8.count], utf8).allSatisfy({ $0 | 0x20 == $1 | 0x20 })
                 else { continue }
