@@ -5,9 +5,10 @@ import Foundation
 /// cookies, query items, form fields, JSON fields and the URL's password — and that the response,
 /// its headers or the error then quote back — must not reach the entry, in plain or base64 text.
 ///
-/// The same exchange is also recorded with every secret replaced by a neutral value of the same
-/// length; a secret counts as leaked only when it is in the first entry and not in that one, so
-/// text Errand writes itself (a reason phrase, the placeholder) is never taken for a leak.
+/// The same exchange is also recorded with every masked secret replaced by a neutral value of the
+/// same length; a secret counts as leaked only when it is in the first entry and not in that one,
+/// so text Errand writes itself (a reason phrase, the placeholder), or public values happen to
+/// spell, is never taken for a leak.
 enum RedactionTarget {
     private static let maskableHeaders = ["Authorization", "Cookie", "Set-Cookie", "X-Api-Key"]
     private static let names = ["token", "key", "password", "user", "q", "a b", "t+k"]
@@ -107,8 +108,10 @@ enum RedactionTarget {
         }
         if input.bool() { recipe.maximumBodySize = Int(input.byte()) }
 
+        // Only the masked values change: text made of public values — an echo the caller chose to
+        // disclose, next to the body's own bytes — stays, so it cannot pass for a masked value.
         let neutral = secrets.enumerated().map { index, secret in
-            "Z\(index)" + String(repeating: "q", count: max(secret.utf8.count - 2, 0))
+            masked.contains(index) ? "Z\(index)" + String(repeating: "q", count: max(secret.utf8.count - 2, 0)) : secret
         }
         let recorded = texts(of: entry(recipe, secrets: secrets, redaction: redaction))
         let baseline = texts(of: entry(recipe, secrets: neutral, redaction: redaction))
