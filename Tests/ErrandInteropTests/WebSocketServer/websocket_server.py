@@ -80,7 +80,10 @@ async def handler(ws):
         pass
     finally:
         if parts.path == "/echo" and "id" in query:
-            closes[query["id"]] = (ws.close_code, ws.close_reason or "")
+            # The frame the client sent, not ws.close_code: that stays None until the TCP
+            # connection is gone, which may be after this handler ends.
+            frame = ws.protocol.close_rcvd
+            closes[query["id"]] = (frame.code, frame.reason) if frame else (None, "")
             closed.setdefault(query["id"], asyncio.Event()).set()
 
 
