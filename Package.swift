@@ -5,7 +5,10 @@ let package = Package(
     name: "Errand",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
-        .library(name: "Errand", targets: ["Errand"])
+        .library(name: "Errand", targets: ["Errand"]),
+        // The loopback test server, for the packages under Integrations/ and for apps' own tests
+        // against a real HTTP server; not part of the library's API promise.
+        .library(name: "ErrandTestServer", targets: ["ErrandTestServer"]),
     ],
     dependencies: [],
     targets: [
@@ -14,8 +17,8 @@ let package = Package(
         .target(name: "CErrandCurl"),
         // Loads zlib at run time for WebSocket compression (permessage-deflate).
         .target(name: "CErrandZlib"),
-        // Loopback HTTP and WebSocket server for tests, examples and benchmarks; deliberately not a
-        // product. It takes only SHA-1 (for WebSocket accept keys) from Errand.
+        // Loopback HTTP and WebSocket server for tests, examples and benchmarks. It takes only SHA-1
+        // (for WebSocket accept keys) from Errand.
         .target(name: "ErrandTestServer", dependencies: ["Errand"]),
         // Scenarios shared by the loopback suite and the httpbin interop suite.
         .target(name: "ErrandScenarios", dependencies: ["Errand"], path: "Tests/ErrandScenarios"),

@@ -1,40 +1,57 @@
-// OfflineAccounts: a per-account response cache that keeps a screen working offline.
+// OfflineAccounts: many accounts on one device, each with its credential and its own cache,
+// switched, kept fresh in the background, working offline, and signed out.
 //
 //     swift run OfflineAccounts                            # against the embedded loopback server
 //     swift run OfflineAccounts --base-url http://host:80  # against any httpbin-compatible server
 //
-// Two accounts get separate cache folders through a CacheDirPathFilter; their rotating tokens
-// are stripped from the cache key; a screen refresh shows the cached feed, then the fresh one;
-// when the server goes away, the last feed is still served; and in offline mode the cache answers
-// at once without trying the network.
+// An AccountStore keeps each account's token in an owner-only file; the AuthenticationInterceptor
+// made with it sends the current account's token, and AccountCacheDirPathFilter gives each
+// account a cache folder. A feed is kept fresh every second with keepFresh; when the server goes
+// away the last feed is still served; offline mode answers from the cache at once; signing out
+// removes the token, the cache folder and the requests of that account.
 
 import Errand
 import ErrandTestServer
 import Foundation
 
-/// The signed-in account's feed. The token rotates, so it is left out of the cache key.
-struct FeedApi: BaseRequest {
-    let account: String
-    let token: String
+/// A token the app got at log-in. This example makes them up; see TokenRefresh for a real log-in.
+struct Token: AuthenticationCredential, Codable {
+    let access: String
+    var requiresRefresh: Bool { false }
+}
 
-    var url: String { "/anything/feed" }
-    var arguments: [String: any Sendable]? { ["token": token, "account": account, "page": 1] }
-    var jsonValidator: JSONValidator? { ["args": ["account": .string]] }
-    var cacheTimeInSeconds: Int { 300 }
-    // Never serve one account's feed to another, even if both shared a folder.
-    var cacheSensitiveData: String? { account }
-    var cachePolicy: CachePolicy { .offlineFallback }
+struct TokenAuthenticator: Authenticator {
+    func apply(_ credential: Token, to request: inout TransportRequest) {
+        request.headers["Authorization"] = "Bearer \(credential.access)"
+    }
 
-    func cacheKeyArguments(_ arguments: [String: any Sendable]?) -> [String: any Sendable]? {
-        arguments?.filter { $0.key != "token" }
+    func refresh(_ credential: Token) async throws(ErrandError) -> Token {
+        throw .api(APIError(code: "expired", message: "sign in again"))
     }
 }
 
-/// Puts each account's entries in a folder of its own, so signing out can delete just them.
-struct AccountCacheFolder: CacheDirPathFilter {
-    let account: String
-    func filterCacheDirPath(_ originPath: String, request: any BaseRequest) -> String {
-        originPath + "/accounts/" + account
+/// The signed-in account's feed; the server echoes the token it was sent.
+struct FeedApi: BaseRequest {
+    var url: String { "/anything/feed" }
+    var jsonValidator: JSONValidator? { ["headers": .object([:])] }
+    var cacheTimeInSeconds: Int { 300 }
+    var cachePolicy: CachePolicy { .offlineFallback }
+}
+
+/// Says when the feed came from the network, and for which account: added once the feed is
+/// kept fresh, it shows the sends in the background.
+final class RefreshLog: EventMonitor {
+    let store: AccountStore<Token>
+
+    init(store: AccountStore<Token>) {
+        self.store = store
+    }
+
+    func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
+        guard task.request is FeedApi, case .success(let response) = result, !response.isDataFromCache else { return }
+        print(
+            "  sent for \(task.userInfo[store.accountKey] as? String ?? "nobody"): \(OfflineAccounts.token(in: response))"
+        )
     }
 }
 
@@ -50,30 +67,49 @@ enum OfflineAccounts {
     }
 
     static func run(arguments: [String]) async throws {
-        let config = NetworkConfig.shared
         let server = try ExampleServer(arguments: arguments)
-        config.baseUrl = server.baseURL
         defer { server.stop() }
-        config.cacheDirectory = FileManager.default.temporaryDirectory
+        let folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("OfflineAccounts-\(ProcessInfo.processInfo.processIdentifier)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: config.cacheDirectory) }
-        print("Caching under \(config.cacheDirectory.path).\n")
+        defer { try? FileManager.default.removeItem(at: folder) }
 
-        signIn("ann")
-        try await refreshScreen(FeedApi(account: "ann", token: "ann-token-1"), label: "ann opens the app")
-        try await refreshScreen(FeedApi(account: "ann", token: "ann-token-2"), label: "ann pulls to refresh, new token")
+        let store = try AccountStore<Token>(directory: folder)
+        let config = NetworkConfig.shared
+        config.baseUrl = server.baseURL
+        config.cacheDirectory = folder.appendingPathComponent("cache", isDirectory: true)
+        config.addInterceptor(AuthenticationInterceptor(authenticator: TokenAuthenticator(), store: store))
+        config.addCacheDirPathFilter(AccountCacheDirPathFilter(store: store))
+        let agent = NetworkAgent.shared
+        print("Accounts in \(store.fileURL.path), cache under \(config.cacheDirectory.path).\n")
 
-        signIn("bob")
-        try await refreshScreen(FeedApi(account: "bob", token: "bob-token-1"), label: "bob signs in on the same device")
-        await NetworkAgent.shared.waitForCacheWrites()
-        print("Cache folders: \(try accountFolders().joined(separator: ", "))\n")
+        try store.save(Token(access: "ann-token"), for: "ann")
+        try await show("ann signs in and opens her feed", agent: agent)
+        try store.save(Token(access: "bob-token"), for: "bob")
+        store.current = "bob"
+        try await show("bob signs in on the same device", agent: agent)
+        store.current = "ann"
+        let annsCached = try await FeedApi().response()
+        print(
+            "ann switches back: her feed at once, from the cache (\(annsCached.isDataFromCache)): \(token(in: annsCached))"
+        )
+        guard annsCached.isDataFromCache, token(in: annsCached) == "Bearer ann-token" else {
+            throw ExampleFailure("ann was not shown her own cached feed")
+        }
+        await agent.waitForCacheWrites()
+        print("Cache folders: \(try folders(in: config.cacheDirectory).joined(separator: ", "))\n")
 
-        signIn("ann")
+        print("ann's feed is kept fresh every second:")
+        config.addEventMonitor(RefreshLog(store: store))
+        let keeper = agent.keepFresh(FeedApi(), every: 1)
+        try await Task.sleep(for: .milliseconds(2500))
+        keeper.cancel()
+        print()
+
         print("The server goes away.")
         let offline: NetworkAgent
         if let running = server.embedded {
             running.stop()
-            offline = NetworkAgent.shared
+            offline = agent
         } else {
             // A server we do not own cannot be stopped: the network fails instead, as in airplane mode.
             offline = NetworkAgent(
@@ -82,60 +118,37 @@ enum OfflineAccounts {
                     throw .transport(URLError(.notConnectedToInternet))
                 })
         }
-        let fallback = try await offline.response(FeedApi(account: "ann", token: "ann-token-3"), ignoreCache: true)
-        print(
-            "  ann pulls to refresh: served from the cache (isDataFromCache \(fallback.isDataFromCache), "
-                + "isStale \(fallback.isStale)), \(fallback.data.count) bytes of the last feed.")
+        let fallback = try await offline.response(FeedApi(), ignoreCache: true)
+        print("  ann pulls to refresh: the last feed, from the cache (\(fallback.isDataFromCache)).")
         guard fallback.isDataFromCache else { throw ExampleFailure("offline fallback did not serve the cache") }
-        try await showOfflineMode(config)
-
-        await NetworkAgent.shared.clearCache(in: config.cacheDirectory.appendingPathComponent("accounts/bob"))
-        print("  bob signs out; his folder is deleted. Folders left: \(try accountFolders().joined(separator: ", ")).")
-    }
-
-    /// A phone in a tunnel: the app switches to offline mode instead of waiting for timeouts.
-    static func showOfflineMode(_ config: NetworkConfig) async throws {
-        print("\nThe phone enters a tunnel: NetworkConfig.isOffline = true.")
         config.isOffline = true
-        defer { config.isOffline = false }
-        let started = ContinuousClock.now
-        let feed = try await NetworkAgent.shared.response(FeedApi(account: "ann", token: "ann-token-4"))
-        let elapsed = ContinuousClock.now - started
-        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        print(
-            "  ann opens the feed: from the cache, never the network (isDataFromCache \(feed.isDataFromCache)), "
-                + "in \(String(format: "%.1f", milliseconds)) ms.")
-        guard feed.isDataFromCache else { throw ExampleFailure("offline mode did not serve the cache") }
-        do {
-            _ = try await NetworkAgent.shared.response(FeedApi(account: "carol", token: "carol-token-1"))
-            throw ExampleFailure("offline mode answered a request it has no entry for")
-        } catch ErrandError.cacheMiss(.missing) {
-            print("  a feed never loaded here fails at once: cacheMiss(missing).")
+        let tunnel = try await agent.response(FeedApi())
+        print("  in a tunnel, offline mode: from the cache at once, never the network (\(tunnel.isDataFromCache)).")
+        config.isOffline = false
+
+        await store.signOut("ann", agent: agent)
+        print("\nann signs out: accounts \(store.accounts), current \(store.current ?? "none").")
+        print("Cache folders: \(try folders(in: config.cacheDirectory).joined(separator: ", "))")
+        let reopened = try AccountStore<Token>(directory: folder)
+        print("After a restart the store holds \(reopened.accounts), current \(reopened.current ?? "none").")
+        guard reopened.accounts == ["bob"], try folders(in: config.cacheDirectory) == ["account-bob"] else {
+            throw ExampleFailure("signing out left ann's token or cache behind")
         }
     }
 
-    static func signIn(_ account: String) {
-        NetworkConfig.shared.clearCacheDirPathFilters()
-        NetworkConfig.shared.addCacheDirPathFilter(AccountCacheFolder(account: account))
+    /// A screen opening: the feed from the network, and whose token it was sent with.
+    static func show(_ label: String, agent: NetworkAgent) async throws {
+        let feed = try await agent.response(FeedApi())
+        print("\(label): sent with \(token(in: feed))")
     }
 
-    /// A screen refresh: show what is cached at once, then what the server says.
-    static func refreshScreen(_ feed: FeedApi, label: String) async throws {
-        print("\(label):")
-        var shown: [String] = []
-        for try await response in NetworkAgent.shared.cacheThenNetwork(feed) {
-            let args = (response.jsonObject as? [String: Any])?["args"] as? [String: String] ?? [:]
-            let source = response.isDataFromCache ? "cache  " : "network"
-            print("  \(source) → feed of \(args["account"] ?? "?") (sent with token \(args["token"] ?? "?"))")
-            shown.append(source)
-        }
-        print()
-        guard shown.last == "network" else { throw ExampleFailure("the refresh did not reach the network") }
+    /// The `Authorization` the server saw, as it echoed it.
+    static func token(in feed: Response) -> String {
+        ((feed.jsonObject as? [String: Any])?["headers"] as? [String: String])?["Authorization"] ?? "none"
     }
 
-    static func accountFolders() throws -> [String] {
-        let accounts = NetworkConfig.shared.cacheDirectory.appendingPathComponent("accounts")
-        return try FileManager.default.contentsOfDirectory(atPath: accounts.path).sorted()
+    static func folders(in directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { !$0.hasPrefix(".") }.sorted()
     }
 }
 

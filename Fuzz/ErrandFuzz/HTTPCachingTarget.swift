@@ -2,17 +2,28 @@ import Errand
 import Foundation
 
 /// What a server says about caching: `Cache-Control`, `Age` and HTTP-dates, alone or together
-/// as a response's freshness. A date that reads must write as IMF-fixdate and read back as the
-/// same instant; directives must be well-formed and read back the same when written again;
-/// lifetimes and ages are never negative, and age only grows.
+/// as a response's freshness, and the `Range` a cached answer is cut to. A date that reads must
+/// write as IMF-fixdate and read back as the same instant; directives must be well-formed and
+/// read back the same when written again; lifetimes and ages are never negative, and age only
+/// grows; a range is never empty and never outside the body.
 enum HTTPCachingTarget {
     static func run(_ data: Data) {
         var input = FuzzInput(data)
-        switch input.int(below: 3) {
+        switch input.int(below: 4) {
         case 0: date(String(decoding: input.rest(), as: UTF8.self))
         case 1: cacheControl(String(decoding: input.rest(), as: UTF8.self))
-        default: freshness(&input)
+        case 2: freshness(&input)
+        default: byteRange(&input)
         }
+    }
+
+    private static func byteRange(_ input: inout FuzzInput) {
+        let length = input.int(below: 1 << 20)
+        let field = String(decoding: input.rest(), as: UTF8.self)
+        guard let range = ByteRangeAnswer.range(field, length: length) else { return }
+        require(
+            !range.isEmpty && range.lowerBound >= 0 && range.upperBound <= length,
+            "\(field.debugDescription) of \(length) bytes: \(range)")
     }
 
     private static func date(_ text: String) {

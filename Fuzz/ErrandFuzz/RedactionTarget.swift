@@ -108,19 +108,19 @@ enum RedactionTarget {
         }
         if input.bool() { recipe.maximumBodySize = Int(input.byte()) }
 
-        // Only the masked values change: text made of public values — an echo the caller chose to
-        // disclose, next to the body's own bytes — stays, so it cannot pass for a masked value.
+        // Only the values looked for change: text made of public values or of values masked by name
+        // only — an echo the caller chose to disclose, next to the body's own bytes — stays, so it
+        // cannot pass for a masked value.
+        let lookedFor = masked.filter { isLookedFor(secrets[$0]) }
         let neutral = secrets.enumerated().map { index, secret in
-            masked.contains(index) ? "Z\(index)" + String(repeating: "q", count: max(secret.utf8.count - 2, 0)) : secret
+            guard lookedFor.contains(index) else { return secret }
+            return "Z\(index)" + String(repeating: "q", count: max(secret.utf8.count - 2, 0))
         }
         let recorded = texts(of: entry(recipe, secrets: secrets, redaction: redaction))
         let baseline = texts(of: entry(recipe, secrets: neutral, redaction: redaction))
-        for index in masked.sorted() {
+        for index in lookedFor.sorted() {
             let secret = secrets[index]
-            let trimmed = secret.trimmingCharacters(in: .whitespaces)
-            // Shorter values are masked by name only: looking for them everywhere would mangle the file.
-            guard trimmed.count >= 4, trimmed != "<redacted>" else { continue }
-            var forms = [trimmed, formEncoded(secret)]
+            var forms = [secret.trimmingCharacters(in: .whitespaces), formEncoded(secret)]
             // Base64 text of the value itself; bodies recorded as base64 are searched decoded, which
             // finds the value at any offset. (A prefix of its base64 would also match text that only
             // shares the value's first bytes.)
@@ -250,6 +250,13 @@ enum RedactionTarget {
     /// Whether `text` holds `part`, compared as UTF-8: Foundation's `contains` stops the part at a NUL.
     private static func holds(_ text: String, _ part: String) -> Bool {
         Array(text.utf8).firstRange(of: Array(part.utf8)) != nil
+    }
+
+    /// Whether the entry is searched for `secret`: shorter values are masked by name only, as
+    /// looking for them everywhere would mangle the file.
+    private static func isLookedFor(_ secret: String) -> Bool {
+        let trimmed = secret.trimmingCharacters(in: .whitespaces)
+        return trimmed.count >= 4 && trimmed != "<redacted>"
     }
 
     /// Form encoding, as a browser writes a field: only unreserved characters stay as they are.

@@ -1,10 +1,11 @@
 #include "CErrandCurl.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #ifdef __linux__
 #include <stdint.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -192,6 +193,39 @@ int errand_curl_easy_send(void *easy, const void *buffer, size_t length, size_t 
 int errand_curl_easy_recv(void *easy, void *buffer, size_t length, size_t *received) {
     return curl.easy_recv(easy, buffer, length, received);
 }
+int errand_socket_send(int fd, const void *buffer, size_t length, size_t *sent) {
+#ifdef MSG_NOSIGNAL
+    // A peer that closed must fail the write, not raise SIGPIPE in the app.
+    const int flags = MSG_NOSIGNAL;
+#else
+    // libcurl set SO_NOSIGPIPE on the socket where there is no MSG_NOSIGNAL.
+    const int flags = 0;
+#endif
+    *sent = 0;
+    ssize_t count;
+    do {
+        count = send(fd, buffer, length, flags);
+    } while (count < 0 && errno == EINTR);
+    if (count >= 0) {
+        *sent = (size_t)count;
+        return ERRAND_CURLE_OK;
+    }
+    return errno == EAGAIN || errno == EWOULDBLOCK ? ERRAND_CURLE_AGAIN : ERRAND_CURLE_SEND_ERROR;
+}
+
+int errand_socket_recv(int fd, void *buffer, size_t length, size_t *received) {
+    *received = 0;
+    ssize_t count;
+    do {
+        count = recv(fd, buffer, length, 0);
+    } while (count < 0 && errno == EINTR);
+    if (count >= 0) {
+        *received = (size_t)count;
+        return ERRAND_CURLE_OK;
+    }
+    return errno == EAGAIN || errno == EWOULDBLOCK ? ERRAND_CURLE_AGAIN : ERRAND_CURLE_RECV_ERROR;
+}
+
 const char *errand_curl_easy_strerror(int code) { return curl.easy_strerror ? curl.easy_strerror(code) : NULL; }
 
 void *errand_curl_slist_append(void *list, const char *string) { return curl.slist_append(list, string); }

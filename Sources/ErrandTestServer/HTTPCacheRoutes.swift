@@ -3,10 +3,24 @@ import Foundation
 /// `GET /http-cache/{name}`: the ``CacheableResource`` a test set for `name`, answered as an
 /// origin server answers a conditional request (RFC 9110 §13.2.2): `If-None-Match` first, by
 /// weak comparison; else `If-Modified-Since`, equal to `Last-Modified`. 404 for an unknown name.
+/// An unsafe method on it answers as the request's `Answer-Status` (default 204),
+/// `Answer-Location` and `Answer-Content-Location` fields say, changing nothing.
 enum HTTPCacheRoutes {
     static let all: [Route] = [
-        Route(["GET", "HEAD"], "/http-cache/{name}", handler: resource)
+        Route(["GET", "HEAD"], "/http-cache/{name}", handler: resource),
+        Route(["POST", "PUT", "DELETE", "PATCH"], "/http-cache/{name}", handler: change),
     ]
+
+    private static func change(_ context: RouteContext) -> HTTPResponse {
+        let request = context.request.headers
+        let status = request.first("Answer-Status").flatMap { Int($0) } ?? 204
+        var headers: [HTTPHeader] = []
+        if let location = request.first("Answer-Location") { headers.append(HTTPHeader("Location", location)) }
+        if let location = request.first("Answer-Content-Location") {
+            headers.append(HTTPHeader("Content-Location", location))
+        }
+        return HTTPResponse(status: status, headers: headers)
+    }
 
     private static func resource(_ context: RouteContext) -> HTTPResponse {
         let name = context.parameters["name"] ?? ""

@@ -66,6 +66,9 @@ import Foundation
 ///   ``setCacheableResource(_:_:)`` (404 before), `304 Not Modified` for a matching
 ///   `If-None-Match` (weak comparison) or, without one, an `If-Modified-Since` equal to its
 ///   `Last-Modified`; ``cacheableAnswers(_:)`` counts the full and `304` answers.
+/// - `POST`/`PUT`/`DELETE`/`PATCH /http-cache/{name}`: the request's `Answer-Status` (default
+///   204), with its `Answer-Location` and `Answer-Content-Location` as `Location` and
+///   `Content-Location`: an unsafe method's answer, for invalidation.
 /// - `GET /api-error?code=C&message=M`: 200 `{"error": {"error_code": C, "error_msg": M}}`.
 /// - `GET /fault/{kind}`: a broken or hostile answer. `reset`: a TCP reset before any byte;
 ///   `reset-mid-body`: a head announcing 1,000,000 bytes, 64 KiB of them, then a reset

@@ -128,8 +128,10 @@ struct WebSocketPeer {
         return nil
     }
 
-    /// Sends `frame` `count` times; the first write that waits a second for the client notes how
-    /// many bytes went before it. `false` once the client is gone.
+    /// Sends `frame` `count` times, as many frames to a write as fill 64 KiB, as a server's
+    /// buffered writer would: with a `send(2)` per frame the server, not the client, would set the
+    /// pace. The first write that waits a second for the client notes how many bytes went before
+    /// it. `false` once the client is gone.
     private func flood(count: Int, frame: Data) -> Bool {
         var timeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(
@@ -138,30 +140,38 @@ struct WebSocketPeer {
             var none = timeval(tv_sec: 0, tv_usec: 0)
             setsockopt(connection.descriptor, SOL_SOCKET, SO_SNDTIMEO, &none, socklen_t(MemoryLayout<timeval>.size))
         }
-        var sent = 0
-        var hasBlocked = false
-        for _ in 0..<count {
-            let delivered = frame.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
-                guard let base = bytes.baseAddress else { return true }
-                var offset = 0
-                while offset < bytes.count, !connection.server.isStopped {
-                    let written = Socket.sendOnce(connection.descriptor, base + offset, bytes.count - offset)
-                    if written > 0 {
-                        offset += written
-                        sent += written
-                    } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                        if !hasBlocked { connection.server.webSocketFlood.note(blockedAfter: sent) }
-                        hasBlocked = true
-                    } else if errno != EINTR {
-                        return false
-                    }
-                }
-                return offset == bytes.count
-            }
-            guard delivered else { return false }
+        let framesPerWrite = max(1, (64 << 10) / max(frame.count, 1))
+        let fullWrite = Data(repeatElement(frame, count: framesPerWrite).joined())
+        var progress = (sent: 0, hasBlocked: false)
+        var remaining = count
+        while remaining > 0 {
+            let frames = min(remaining, framesPerWrite)
+            guard write(fullWrite.prefix(frames * frame.count), progress: &progress) else { return false }
+            remaining -= frames
         }
-        if !hasBlocked { connection.server.webSocketFlood.note(blockedAfter: nil) }
+        if !progress.hasBlocked { connection.server.webSocketFlood.note(blockedAfter: nil) }
         return true
+    }
+
+    /// Writes all of `bytes`, waiting as the socket says; notes the bytes sent before the first wait.
+    private func write(_ bytes: Data, progress: inout (sent: Int, hasBlocked: Bool)) -> Bool {
+        bytes.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> Bool in
+            guard let base = bytes.baseAddress else { return true }
+            var offset = 0
+            while offset < bytes.count, !connection.server.isStopped {
+                let written = Socket.sendOnce(connection.descriptor, base + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                    progress.sent += written
+                } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                    if !progress.hasBlocked { connection.server.webSocketFlood.note(blockedAfter: progress.sent) }
+                    progress.hasBlocked = true
+                } else if errno != EINTR {
+                    return false
+                }
+            }
+            return offset == bytes.count
+        }
     }
 
     /// A flooded message as sent each time: compressed when that was agreed, then with the server

@@ -102,7 +102,9 @@ enum WebSocketRoutes {
         }
         let offersDeflate = request.headers.first("Sec-WebSocket-Extensions")?.contains("permessage-deflate") == true
         let compresses = offersDeflate && context.query("deflate") != "0" && context.query("extensions") == nil
-        let deflate = context.query("flood") == nil ? "permessage-deflate" : "permessage-deflate; server_no_context_takeover"
+        // A flood sends one compressed frame again and again: the server can keep no context.
+        let deflate =
+            context.query("flood") == nil ? "permessage-deflate" : "permessage-deflate; server_no_context_takeover"
         if let extensions = context.query("extensions") ?? (compresses ? deflate : nil) {
             head.append("Sec-WebSocket-Extensions: \(extensions)")
         }

@@ -25,7 +25,12 @@ const nodeFetch = globalThis.fetch
 globalThis.fetch = async (url, init = {}) => {
   const href = typeof url === 'string' ? url : url.href
   if (!new URL(href).pathname.startsWith('/test/')) return nodeFetch(url, init)
-  const headers = Array.isArray(init.headers) ? init.headers : Object.entries(init.headers ?? {})
+  const headers = Array.isArray(init.headers) ? [...init.headers] : Object.entries(init.headers ?? {})
+  // Fetch's "no-cache" mode is a request that revalidates: the fetch standard sends it as
+  // `Cache-Control: max-age=0`, which is what an Errand caller writes for the same.
+  if (init.cache === 'no-cache' && !headers.some(([name]) => name.toLowerCase() === 'cache-control')) {
+    headers.push(['Cache-Control', 'max-age=0'])
+  }
   const method = (init.method ?? 'GET').toUpperCase()
   const id = nextId++
   const answer = await new Promise(resolve => {

@@ -11,6 +11,10 @@
 import Errand
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// One fetch, as the JavaScript side writes it.
 struct Fetch: Decodable, Sendable {
     let id: Int
@@ -45,6 +49,17 @@ struct FetchRequest: BaseRequest {
         return joined
     }
     var uploadBody: UploadBody? { fetch.body.map { .data(Data($0.utf8)) } }
+    /// A method HTTPMethod does not name (`M-SEARCH`) goes out as a custom request.
+    func buildCustomURLRequest() -> URLRequest? {
+        guard HTTPMethod(rawValue: fetch.method.uppercased()) == nil, let url = URL(string: fetch.url) else {
+            return nil
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = fetch.method.uppercased()
+        request.allHTTPHeaderFields = headers
+        request.httpBody = fetch.body.map { Data($0.utf8) }
+        return request
+    }
     var responseSerializerType: ResponseSerializerType { .data }
     func statusCodeValidator(_ code: Int) -> Bool { true }
 }
@@ -56,7 +71,7 @@ func answer(_ fetch: Fetch, with task: RequestTask) {
         id: fetch.id, status: response?.statusCode ?? 0,
         headers: (response?.headers ?? [:]).map { [$0.key, $0.value] },
         body: response.map { String(decoding: $0.data, as: UTF8.self) } ?? "",
-        error: response == nil ? task.error.map { "\($0)" } ?? "no response" : nil)
+        error: task.error.map { "\($0)" } ?? (response == nil ? "no response" : nil))
     guard var line = try? JSONEncoder().encode(answer) else { return }
     line.append(UInt8(ascii: "\n"))
     FileHandle.standardOutput.write(line)

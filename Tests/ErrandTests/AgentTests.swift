@@ -153,6 +153,30 @@ struct AgentTests {
             ])
     }
 
+    @Test func theConfigsAccessoriesComeFirstAndStartInTheCallersTask() async throws {
+        struct WithAccessory: BaseRequest {
+            let log: EventLog
+            var url: String { "/acc" }
+            var requestAccessories: [any RequestAccessory] { [LoggingAccessory(log: log, name: "request")] }
+        }
+        struct TaskLocalReader: RequestAccessory {
+            let log: EventLog
+            func requestWillStart(_ task: RequestTask) { log.append("config sees \(AgentTests.caller ?? "nobody")") }
+        }
+        let log = EventLog()
+        agent.config.addRequestAccessory(TaskLocalReader(log: log))
+        agent.config.addRequestAccessory(LoggingAccessory(log: log, name: "config"))
+        let responding = Task { try #require(await transport.sent(count: 1))[0].respond() }
+        _ = try await Self.$caller.withValue("the screen") { try await agent.response(WithAccessory(log: log)) }
+        try await responding.value
+        await log.waitFor(count: 7)
+        #expect(
+            Array(log.events.prefix(3)) == ["config sees the screen", "config willStart", "request willStart"])
+        #expect(log.events.filter { $0.hasSuffix("willStop") } == ["config willStop", "request willStop"])
+    }
+
+    @TaskLocal static var caller: String?
+
     @Test func responseDataIsReadableOnTheTask() async {
         let (task, callback) = start(Request("/data"))
         transport.sent[0].respond(

@@ -22,8 +22,8 @@ final class ChildProcess: Sendable {
     /// The read end of the child's standard output.
     private let output: Int32
 
-    /// Starts `executable` with `arguments` and this process's environment.
-    init(_ executable: String, _ arguments: [String]) throws {
+    /// Starts `executable` with `arguments` and this process's environment, `environment` added.
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         var inputPipe: [Int32] = [-1, -1]
         var outputPipe: [Int32] = [-1, -1]
         // Socket pairs, made close-on-exec atomically (Glibc does not import pipe2), so no other
@@ -44,7 +44,9 @@ final class ChildProcess: Sendable {
         posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map {
+            "\($0.key)=\($0.value)"
+        }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer { (argv + envp).forEach { free($0) } }

@@ -220,6 +220,11 @@ int errand_curl_easy_active_socket(void *easy);
 /// `CURLE_AGAIN` when the socket cannot take or give any now.
 int errand_curl_easy_send(void *easy, const void *buffer, size_t length, size_t *sent);
 int errand_curl_easy_recv(void *easy, void *buffer, size_t length, size_t *received);
+/// The same over a connection with no TLS on it, straight on its socket `fd`: libcurl 7.x finds
+/// a connect-only handle's connection by walking every connection the multi handle holds, on
+/// each call. Returns what those return: `CURLE_AGAIN`, `CURLE_SEND_ERROR` or `CURLE_RECV_ERROR`.
+int errand_socket_send(int fd, const void *buffer, size_t length, size_t *sent);
+int errand_socket_recv(int fd, void *buffer, size_t length, size_t *received);
 const char *errand_curl_easy_strerror(int code);
 
 void *errand_curl_slist_append(void *list, const char *string);

@@ -85,7 +85,7 @@ extension NetworkAgent {
         guard let settings = try CacheSettings(request: request, config: config) else { throw .cacheMiss(.disabled) }
         switch pipeline.cache.lookup(settings, allowingExpired: allowingExpired) {
         case .hit(let response): return response
-        case .miss(let reason, _): throw .cacheMiss(reason)
+        case .miss(let reason, _, _): throw .cacheMiss(reason)
         }
     }
 
@@ -129,8 +129,9 @@ extension NetworkAgent {
     }
 
     /// Deletes every cached entry under `directory` — one account's folder, say — or, by default,
-    /// under ``NetworkConfig/cacheDirectory``, blocking the calling thread until the files are
-    /// gone; `async` code calls the `async` overload instead.
+    /// under ``NetworkConfig/cacheDirectory``, blocking the calling thread until the entries are
+    /// gone; `async` code calls the `async` overload instead. A directory outside the cache
+    /// directory holds no entry and is left alone.
     @available(*, noasync, message: "In async code, use clearCache(in:): it does not block a thread of the pool")
     public func clearCacheSync(in directory: URL? = nil) {
         try? pipeline.cache.apply(.removeAll(under: directory ?? config.cacheDirectory))
@@ -161,7 +162,7 @@ extension NetworkAgent {
         guard let settings = try? CacheSettings(request: request, config: config) else { return nil }
         switch pipeline.cache.lookup(settings) {
         case .hit(let response): return response
-        case .miss(_, let stale): return stale
+        case .miss(_, let stale, _): return stale
         }
     }
 }

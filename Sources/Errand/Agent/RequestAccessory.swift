@@ -3,6 +3,9 @@
 /// `requestWillStart` is called on the thread that starts the task; `requestWillStop` and
 /// `requestDidStop` are called just before and just after the success or failure callback,
 /// on the queue that callback runs on. Cache-served responses go through the same calls.
+/// A request's own come from ``BaseRequest/requestAccessories``; those every request has, from
+/// ``NetworkConfig/addRequestAccessory(_:)``; and an interceptor of the request that is an
+/// accessory too is one (``AuthenticationInterceptor`` binds a request to its account so).
 public protocol RequestAccessory: Sendable {
     /// The task is about to start. Default: does nothing.
     func requestWillStart(_ task: RequestTask)

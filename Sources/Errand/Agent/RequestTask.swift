@@ -27,7 +27,8 @@ public final class RequestTask: Sendable {
         self.config = config
         self.monitors = monitors
         awaitingCaller = if case .awaiting(let caller) = completion { caller } else { nil }
-        self.state = Locked(State(completion: completion, accessories: request.requestAccessories))
+        self.state = Locked(
+            State(completion: completion, accessories: InterceptorChain.accessories(of: request, config: config)))
         self.cancellationHandler = onCancel
         self.progress = TaskProgress(request: request, queue: config.callbackQueue)
         if case .delegate(let delegate) = completion { progress.notify(delegate, about: self) }
@@ -108,8 +109,8 @@ public final class RequestTask: Sendable {
     /// newest value, keeps only the newest when the reader falls behind, and ends with the task.
     public var uploadProgress: AsyncStream<TransferProgress> { progress.stream(.upload) }
 
-    /// Adds an observer of this task's stop: it is told around the callback. The task has
-    /// already started, so only accessories named by ``BaseRequest/requestAccessories`` see the start.
+    /// Adds an observer of this task's stop: it is told around the callback. The task has already
+    /// started, so only the accessories it was made with see the start.
     public func addAccessory(_ accessory: any RequestAccessory) {
         state.withLock { $0.accessories.append(accessory) }
     }
@@ -216,8 +217,7 @@ public final class RequestTask: Sendable {
         }
     }
 
-    /// Starts attempt number ``attemptCount`` + 1 with `request`; `nil` when the task was
-    /// cancelled or finished meanwhile.
+    /// Starts the next attempt with `request`; `nil` when the task was cancelled or finished meanwhile.
     func beginAttempt(_ request: TransportRequest) -> Int? {
         state.withLock { state in
             guard state.phase == .started, !state.isCancelled else { return nil }

@@ -21,41 +21,6 @@ package struct HAREntryBuilder: Sendable {
         var note: String?
     }
 
-    /// What the recorder knows of an exchange when it finishes.
-    struct Exchange: Sendable {
-        var request: TransportRequest
-        var body: SentBody
-        var startedAt: Date
-        var sentAt: ContinuousClock.Instant
-        var headAt: ContinuousClock.Instant?
-        var finishedAt: ContinuousClock.Instant
-        var response: Response?
-        var error: ErrandError?
-        var metrics: TransportMetrics?
-        var attemptCount: Int
-        /// The response body's whole size when `response` holds only its start (a recording cut
-        /// it), or a download's file size, taken when it finished; `nil` for the size of
-        /// `response.data`, or of the download's file now.
-        var responseBodySize: Int?
-        /// A WebSocket's messages, in order, as many as fit in the body size recorded.
-        var socketMessages: [SocketMessage] = []
-        /// Messages past that size, counted and not kept.
-        var droppedSocketMessages = 0
-        /// The bytes of `socketMessages`.
-        var socketMessageBytes = 0
-
-        /// Adds `message` when it fits in `limit` bytes of messages, else counts it: a recording
-        /// keeps the start of a socket's conversation.
-        mutating func add(_ message: SocketMessage, upTo limit: Int) {
-            guard droppedSocketMessages == 0, socketMessageBytes + message.size <= limit else {
-                droppedSocketMessages += 1
-                return
-            }
-            socketMessages.append(message)
-            socketMessageBytes += message.size
-        }
-    }
-
     /// The size of the file at `url`; `-1` when it cannot be known.
     static func fileSize(_ url: URL) -> Int {
         (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.intValue ?? -1

@@ -23,8 +23,9 @@ import Foundation
 /// were called, so the file can be written right after the last `await`.
 ///
 /// What ``Redaction`` names is masked before anything is kept. Bodies are recorded as text when
-/// they are text or JSON, else base64, up to `maximumBodySize` bytes each; a download's body is
-/// in its file and not recorded, nor is a body streamed from a ``BodyStream``. The recorder keeps
+/// they are text or JSON, else base64, up to `maximumBodySize` bytes each; a ``ResponseStream``'s
+/// body as it was read, its start when the stream was left early. A download's body is in its
+/// file and not recorded, nor is a request body streamed from a ``BodyStream``. The recorder keeps
 /// the newest `maximumEntries`, dropping the oldest past that. It may be shared by several
 /// configurations and read from any thread.
 public final class HARRecorder: EventMonitor, DrainableMonitor {
@@ -121,7 +122,7 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
 
     func didReceiveEvent(_ task: RequestTask, _ response: Response) -> EventMonitorChannel.Event {
         let now = ContinuousClock.now
-        return { [self] _ in noteHead(of: task, at: now) }
+        return { [self] _ in noteHead(response, of: task, at: now) }
     }
 
     /// A download's file is measured now too: no I/O is done where the event is delivered.
@@ -137,6 +138,16 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
         let recorded = HAREntryBuilder.SocketMessage(isSent: isSent, time: Date(), message: message)
         return { [self] _ in
             state.withLock { $0.inFlight[ObjectIdentifier(task)]?.add(recorded, upTo: builder.maximumBodySize) }
+        }
+    }
+
+    /// Keeps the chunk's bytes that fit in `maximumBodySize`, and counts the rest: the entry
+    /// gets the body's start and its whole size.
+    func streamedBodyEvent(_ task: RequestTask, _ chunk: Data, at offset: Int) -> EventMonitorChannel.Event {
+        let kept = offset < builder.maximumBodySize ? chunk.prefix(builder.maximumBodySize - offset) : Data()
+        let size = offset + chunk.count
+        return { [self] _ in
+            state.withLock { $0.inFlight[ObjectIdentifier(task)]?.addStreamed(kept, bodySize: size) }
         }
     }
 
@@ -164,13 +175,17 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
         }
     }
 
-    /// Notes when the head arrived, for the wait phase when the transport reports no metrics.
+    /// Notes when the head arrived, for the wait phase when the transport reports no metrics, and
+    /// the head, which a stream left early records.
     public func request(_ task: RequestTask, didReceive response: Response) {
-        noteHead(of: task, at: .now)
+        noteHead(response, of: task, at: .now)
     }
 
-    private func noteHead(of task: RequestTask, at time: ContinuousClock.Instant) {
-        state.withLock { $0.inFlight[ObjectIdentifier(task)]?.headAt = time }
+    private func noteHead(_ head: Response, of task: RequestTask, at time: ContinuousClock.Instant) {
+        state.withLock { state in
+            state.inFlight[ObjectIdentifier(task)]?.headAt = time
+            state.inFlight[ObjectIdentifier(task)]?.head = head
+        }
     }
 
     /// Forgets the task: its response came from the cache, not the network (see the type's
@@ -195,13 +210,17 @@ public final class HARRecorder: EventMonitor, DrainableMonitor {
             exchange.response = response
         case .failure(let error):
             // A rejected status still has its response, body and all: a 404's page is worth seeing.
-            exchange.response = task.response.flatMap { $0.isDataFromCache ? nil : $0 }
+            // A stream left early — an SSE reader stopping at `[DONE]` — has its head, and the
+            // body that arrived.
+            exchange.response =
+                task.response.flatMap { $0.isDataFromCache ? nil : $0 } ?? (task.stream != nil ? exchange.head : nil)
             exchange.error = error
         }
         exchange.finishedAt = finishedAt
         exchange.metrics = task.metrics
         exchange.attemptCount = task.attemptCount
         exchange.responseBodySize = downloadSize
+        exchange.takeStreamedBody()
         let entry = builder.entry(exchange)
         state.withLock { state in
             guard state.entries.count >= maximumEntries else { return state.entries.append(entry) }

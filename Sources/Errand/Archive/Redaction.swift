@@ -41,6 +41,18 @@ public struct Redaction: Sendable, Equatable {
         "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
     ])
 
+    /// ``default``, masking also the query items and JSON fields that usually carry credentials —
+    /// `access_token`, `refresh_token`, `id_token`, `token`, `api_key`, `apikey`, `key`,
+    /// `password`, `secret`, `client_secret`, `signature`, `sig`, `code`, `session` — for logs
+    /// and traces, which should show a URL without what it authenticates with.
+    public static let credentials = Redaction.default.adding(
+        queryItems: credentialNames, jsonFields: credentialNames)
+
+    private static let credentialNames: Set<String> = [
+        "access_token", "refresh_token", "id_token", "token", "api_key", "apikey", "key", "password", "secret",
+        "client_secret", "signature", "sig", "code", "session",
+    ]
+
     /// This redaction, masking also the names given: for an API's own secrets, such as
     /// `Redaction.default.adding(queryItems: ["api_key"], jsonFields: ["password"])`.
     public func adding(
@@ -68,8 +80,9 @@ extension Redaction {
         masksHeader(name) ? Self.placeholder : value
     }
 
-    /// `url` with its user information and masked query items' values replaced.
-    func url(_ url: URL) -> String {
+    /// `url` as text with its user information and the values of the query items this
+    /// redaction names replaced by `<redacted>`: a URL fit for a log line or a trace.
+    public func url(_ url: URL) -> String {
         self.url(string: url.absoluteString)
     }
 

@@ -31,6 +31,16 @@ package struct CacheControl: Equatable, Sendable {
         directive(name) != nil
     }
 
+    /// Whether `name` is present without an argument: `no-cache` as against `no-cache="Set-Cookie"`.
+    func containsUnqualified(_ name: String) -> Bool {
+        directive(name).map { $0.argument == nil } ?? false
+    }
+
+    /// The lower-case field names a qualified `no-cache="A, B"` or `private="A"` lists.
+    func fieldNames(of name: String) -> Set<String> {
+        Set((argument(of: name) ?? "").split(separator: ",").map { $0.trimmed.lowercased() }.filter { !$0.isEmpty })
+    }
+
     /// The argument of `name`'s first occurrence; `nil` when it is absent or had none.
     func argument(of name: String) -> String? {
         directive(name)?.argument

@@ -26,24 +26,82 @@ package struct CacheEntry: Sendable {
         /// The request's values of the fields the response's `Vary` names (RFC 9111 §4.1), for
         /// ``BaseRequest/followsHTTPCaching``; `nil` for an entry stored without it.
         var variant: [String: String?]?
+        /// Set on a marker that stands in a URL's key for its variants, each stored under a key
+        /// of its own; `nil` on an entry that holds a response.
+        var variants: Variants?
+    }
+
+    /// What a URL's variants are stored by (RFC 9111 §4.1): the lower-case names of the fields
+    /// its responses `Vary` on, and an id each variant's key includes, so that a URL invalidated
+    /// and stored again never finds the variants stored before.
+    struct Variants: Codable, Sendable, Equatable {
+        var names: [String]
+        var id: String
     }
 
     let metadata: Metadata
     package let body: Data
 
-    /// `bodyHash`, when given, is the hash of `response.data`, known from an entry that held the same bytes.
+    /// The entry of `response` under `key`. `bodyHash`, when given, is the hash of
+    /// `response.data`, known from an entry that held the same bytes.
     init(
-        response: Response, settings: CacheSettings, appVersion: String, storedAt: Date, bodyHash: String? = nil,
-        requestTime: Date? = nil, variant: [String: String?]? = nil
+        response: Response, key: CacheKey, settings: CacheSettings, appVersion: String, storedAt: Date,
+        bodyHash: String? = nil, requestTime: Date? = nil, variant: [String: String?]? = nil
     ) {
         metadata = Metadata(
-            identityHash: settings.key.identityHash, statusCode: response.statusCode,
+            identityHash: key.identityHash, statusCode: response.statusCode,
             headers: Self.storedFields(of: response.headers, dropsHopByHop: settings.followsHTTPCaching),
             storedAt: storedAt.timeIntervalSince1970, cacheVersion: settings.version,
             sensitiveDataHash: settings.sensitiveDataHash, appVersion: appVersion,
             bodyLength: response.data.count, bodyHash: bodyHash ?? Self.hash(of: response.data),
             requestTime: requestTime?.timeIntervalSince1970, variant: variant)
         body = response.data
+    }
+
+    /// The marker under a URL's `key` that sends lookups on to its variants' keys.
+    init(variants: Variants, key: CacheKey, appVersion: String, storedAt: Date) {
+        metadata = Metadata(
+            identityHash: key.identityHash, statusCode: 0, headers: [:], storedAt: storedAt.timeIntervalSince1970,
+            cacheVersion: 0, appVersion: appVersion, bodyLength: 0, bodyHash: Self.hash(of: Data()),
+            variants: variants)
+        body = Data()
+    }
+
+    /// Errand's bookkeeping, kept by a storage in ``CachedEntry/details``.
+    private struct Details: Codable {
+        var identityHash: String
+        var bodyHash: String
+        var requestTime: Double?
+        var variant: [String: String?]?
+        var variants: Variants?
+    }
+
+    /// The entry as a ``CacheStorage`` keeps it.
+    var cached: CachedEntry {
+        let details = Details(
+            identityHash: metadata.identityHash, bodyHash: metadata.bodyHash, requestTime: metadata.requestTime,
+            variant: metadata.variant, variants: metadata.variants)
+        // Sorted, so that the same entry always has the same details.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return CachedEntry(
+            statusCode: metadata.statusCode, headers: metadata.headers, body: body,
+            storedAt: Date(timeIntervalSince1970: metadata.storedAt), cacheVersion: metadata.cacheVersion,
+            appVersion: metadata.appVersion, sensitiveDataHash: metadata.sensitiveDataHash,
+            // A struct of strings and numbers always encodes.
+            details: (try? encoder.encode(details)) ?? Data())
+    }
+
+    /// The entry a storage handed back; `nil` when its details are not ones Errand wrote.
+    init?(cached: CachedEntry) {
+        guard let details = try? JSONDecoder().decode(Details.self, from: cached.details) else { return nil }
+        metadata = Metadata(
+            identityHash: details.identityHash, statusCode: cached.statusCode, headers: cached.headers,
+            storedAt: cached.storedAt.timeIntervalSince1970, cacheVersion: cached.cacheVersion,
+            sensitiveDataHash: cached.sensitiveDataHash, appVersion: cached.appVersion, bodyLength: cached.body.count,
+            bodyHash: details.bodyHash, requestTime: details.requestTime, variant: details.variant,
+            variants: details.variants)
+        body = cached.body
     }
 
     /// Parses a cache file; `nil` when it is not one, or is truncated or corrupted.
@@ -84,24 +142,28 @@ package struct CacheEntry: Sendable {
     }
 
     /// The entry as served, `age` seconds after it was stored; with `ageField`, its `Age` header
-    /// field says so, as an HTTP cache's must (RFC 9111 §5.1).
-    func response(isStale: Bool, age: TimeInterval, ageField: Bool = false) -> Response {
+    /// field says so, as an HTTP cache's must (RFC 9111 §5.1). `withoutBody` answers a `HEAD`.
+    func response(isStale: Bool, age: TimeInterval, ageField: Bool = false, withoutBody: Bool = false) -> Response {
         var headers = metadata.headers
         if ageField { headers.setHeaderField("Age", String(Int(age.isNaN ? 0 : min(max(age, 0), 2_147_483_648)))) }
         return Response(
-            statusCode: metadata.statusCode, headers: headers, data: body, isDataFromCache: true, isStale: isStale,
-            age: age)
+            statusCode: metadata.statusCode, headers: headers, data: withoutBody ? Data() : body,
+            isDataFromCache: true, isStale: isStale, age: age)
     }
 
     /// The fields an entry keeps: not the cookies, which a cached response never sets again and
-    /// its file must not hold; for an HTTP cache, not those about one connection either (RFC 9111
-    /// §3.1), where YTKNetwork's cache serves every other field as it arrived.
+    /// its file must not hold; for an HTTP cache, not those about one connection either, nor
+    /// those a qualified `no-cache` lists (RFC 9111 §3.1, §5.2.2.4), where YTKNetwork's cache
+    /// serves every other field as it arrived.
     private static func storedFields(of headers: [String: String], dropsHopByHop: Bool) -> [String: String] {
-        let connectionOptions = dropsHopByHop ? connectionOptions(in: headers) : []
+        let unstored =
+            dropsHopByHop
+            ? connectionOptions(in: headers).union(
+                CacheControl(headers.headerField("Cache-Control")).fieldNames(of: "no-cache")) : []
         return headers.filter { name, _ in
             let name = name.lowercased()
             guard name != "set-cookie", name != "set-cookie2" else { return false }
-            return !dropsHopByHop || !hopByHopFields.contains(name) && !connectionOptions.contains(name)
+            return !dropsHopByHop || !hopByHopFields.contains(name) && !unstored.contains(name)
         }
     }
 

@@ -16,6 +16,9 @@ struct CacheSettings: Sendable {
     let followsHTTPCaching: Bool
     /// The request's method, for what may be stored.
     let method: String
+    /// The URL an HTTP cache keys the request by (``CacheKey/targetURI(of:custom:config:)``); `nil` for
+    /// YTKNetwork's cache.
+    let targetURI: URL?
     /// The request's header fields, for `Vary`.
     let requestHeaders: [String: String]
     /// The request's own `Cache-Control` directives; `Pragma: no-cache` reads as `no-cache` when
@@ -32,14 +35,23 @@ struct CacheSettings: Sendable {
             return nil
         }
         self.followsHTTPCaching = followsHTTPCaching
-        method = request.method.rawValue
+        // An HTTP cache judges the method and URL as sent, which a custom URLRequest may name (`M-SEARCH`).
+        let custom = followsHTTPCaching ? request.buildCustomURLRequest() : nil
+        method = custom?.httpMethod?.uppercased() ?? request.method.rawValue
         requestHeaders = request.headers
         requestCacheControl = CacheControl(
             request.headers.headerField("Cache-Control")
                 ?? request.headers.headerField("Pragma").flatMap {
                     $0.trimmed.lowercased() == "no-cache" ? "no-cache" : nil
                 })
-        key = try CacheKey(request: request, config: config)
+        if followsHTTPCaching {
+            let targetURI = try CacheKey.targetURI(of: request, custom: custom, config: config)
+            self.targetURI = targetURI
+            key = CacheKey(targetURI: targetURI, folder: try CacheKey.folder(for: request, config: config))
+        } else {
+            targetURI = nil
+            key = try CacheKey(request: request, config: config)
+        }
         lifetime = request.cacheTimeInSeconds
         version = request.cacheVersion
         sensitiveDataHash = Self.hash(ofSensitiveData: request.cacheSensitiveData)

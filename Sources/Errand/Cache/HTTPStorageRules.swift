@@ -4,14 +4,19 @@ enum HTTPStorageRules {
     /// Whether the response to `method` may be stored (§3): a final status other than `206` and
     /// `304`, which this cache does not combine; no `no-store` from either side; and something
     /// that lets a cache keep it — `public`, `private` (this cache is private), `max-age`,
-    /// `Expires`, or a status that may be given a heuristic lifetime. Only `GET` and `HEAD` are
-    /// stored, as in every browser.
+    /// `Expires`, or a status that may be given a heuristic lifetime. `must-understand` lets a
+    /// status whose rules this cache knows be stored despite `no-store`, and no other status at
+    /// all. Only `GET` is stored, as in
+    /// every browser; a `HEAD` answer freshens the `GET` stored under the same key (§4.3.5).
     static func mayStore(
         method: String, statusCode: Int, request: CacheControl, response: CacheControl,
         responseHeaders: [String: String]
     ) -> Bool {
+        // must-understand stands in for no-store where the status's caching rules are known (§5.2.2.3).
+        let mustUnderstand = response.contains("must-understand")
         guard storedMethods.contains(method.uppercased()), statusCode >= 200, statusCode != 206, statusCode != 304,
-            !request.contains("no-store"), !response.contains("no-store")
+            !request.contains("no-store"), !mustUnderstand || understoodStatusCodes.contains(statusCode),
+            mustUnderstand || !response.contains("no-store")
         else { return false }
         return response.contains("public") || response.contains("private") || response.contains("max-age")
             || responseHeaders.headerField("Expires") != nil
@@ -52,5 +57,11 @@ enum HTTPStorageRules {
         return members.map { $0.lowercased().replacingOccurrences(of: " ", with: "") }.sorted().joined(separator: ",")
     }
 
-    private static let storedMethods: Set<String> = ["GET", "HEAD"]
+    private static let storedMethods: Set<String> = ["GET"]
+
+    /// The statuses whose caching rules this cache implements, for `must-understand`: those it
+    /// may give a heuristic lifetime, and the redirects it stores by their explicit one.
+    private static let understoodStatusCodes = ResponseFreshness.heuristicallyCacheableStatusCodes.union([
+        302, 303, 307,
+    ])
 }

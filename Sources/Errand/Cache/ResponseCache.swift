@@ -1,27 +1,32 @@
 import Foundation
 
 /// The response cache an agent reads before the network and stores into after it: a memory
-/// layer in front of ``DiskCache``, and the validity rules that decide whether an entry is served.
+/// layer in front of ``StorageQueue``, and the validity rules that decide whether an entry is served.
 final class ResponseCache: Sendable {
     /// What a lookup found.
     enum Lookup {
         /// A valid entry, to serve instead of the network.
         case hit(Response)
-        /// No entry to serve, and why. `stale` is an expired entry that is otherwise valid — what
-        /// offline fallback and stale-while-revalidate may still serve.
-        case miss(ErrandError.CacheMissReason, stale: Response?)
+        /// No entry to serve, and why. `stale` is an expired entry that is otherwise valid, to
+        /// revalidate; `uses` says when it may still be served.
+        case miss(ErrandError.CacheMissReason, stale: Response?, uses: StaleUse = [])
     }
 
     private let config: NetworkConfig
     private let memory: MemoryCache
-    private let disk: DiskCache
+    private let disk: StorageQueue
     private let revalidating = Locked(Set<CacheKey>())
 
     init(config: NetworkConfig) {
         self.config = config
         let memory = MemoryCache { [config] in config.memoryCacheSizeLimit }
         self.memory = memory
-        self.disk = DiskCache(sizeLimit: { [config] in config.cacheSizeLimit }, onEvict: { memory.removeAll(at: $0) })
+        let storage =
+            config.customCacheStorage
+            ?? DiskCacheStorage(
+                root: { [config] in config.cacheDirectory }, sizeLimit: { [config] in config.cacheSizeLimit },
+                onEvict: { memory.removeAll(at: $0) })
+        self.disk = StorageQueue(storage: storage, root: { [config] in config.cacheDirectory })
     }
 
     /// The entry `settings` name, checked in YTKNetwork's order: missing, unreadable, expired,
@@ -29,28 +34,64 @@ final class ResponseCache: Sendable {
     /// entry as a hit marked stale; a mismatch still refuses it.
     /// It may read a file: call it off a caller's thread, after ``lookupInMemory(_:allowingExpired:)``.
     func lookup(_ settings: CacheSettings, allowingExpired: Bool = false) -> Lookup {
-        if let found = lookupInMemory(settings, allowingExpired: allowingExpired) { return found }
-        switch disk.entry(for: settings.key) {
-        case .missing: return .miss(.missing, stale: nil)
-        case .unreadable: return .miss(.unreadable, stale: nil)
-        case .found(let found):
-            // A store that raced this read is newer than the file: keep it.
-            let entry = memory.insertIfAbsent(found, for: settings.key)
-            return judge(entry, settings, allowingExpired: allowingExpired)
-        }
+        judge(storedVariant(settings, readsDisk: true), settings, allowingExpired: allowingExpired)
+            ?? .miss(.missing, stale: nil)
     }
 
     /// ``lookup(_:allowingExpired:)`` without touching the disk: `nil` when the entry is not in
     /// memory, and only the disk can say. Cheap enough for any thread.
     func lookupInMemory(_ settings: CacheSettings, allowingExpired: Bool = false) -> Lookup? {
-        guard let entry = memory.entry(for: settings.key) else { return nil }
-        disk.noteUse(of: settings.key)
-        return judge(entry, settings, allowingExpired: allowingExpired)
+        judge(storedVariant(settings, readsDisk: false), settings, allowingExpired: allowingExpired)
+    }
+
+    private func judge(_ found: (StorageQueue.Lookup, CacheKey)?, _ settings: CacheSettings, allowingExpired: Bool)
+        -> Lookup?
+    {
+        switch found?.0 {
+        case nil: nil
+        case .missing: .miss(.missing, stale: nil)
+        case .unreadable: .miss(.unreadable, stale: nil)
+        case .found(let entry): judge(entry, settings, allowingExpired: allowingExpired)
+        }
+    }
+
+    /// What answers `settings`, and under which key: the entry under its key, or — where that is
+    /// the marker of its URL's variants — the entry of the request's variant. `nil` when only
+    /// the disk can say and `readsDisk` is `false`.
+    private func storedVariant(_ settings: CacheSettings, readsDisk: Bool) -> (StorageQueue.Lookup, CacheKey)? {
+        guard let found = stored(settings.key, readsDisk: readsDisk) else { return nil }
+        guard case .found(let entry) = found, let variants = entry.metadata.variants else {
+            return (found, settings.key)
+        }
+        let key = Self.variantKey(settings, variants)
+        return stored(key, readsDisk: readsDisk).map { ($0, key) }
+    }
+
+    /// The entry under `key`, from memory, else from disk with `readsDisk`; `nil` when only the disk can say.
+    private func stored(_ key: CacheKey, readsDisk: Bool) -> StorageQueue.Lookup? {
+        if let entry = memory.entry(for: key) {
+            disk.noteUse(of: key)
+            return .found(entry)
+        }
+        guard readsDisk else { return nil }
+        // A store that raced this read is newer than the file: the memory layer keeps it.
+        return disk.entry(for: key) { memory.insertIfAbsent($0, for: key) }
+    }
+
+    /// The key of the variant `settings`' request selects among `variants`.
+    private static func variantKey(_ settings: CacheSettings, _ variants: CacheEntry.Variants) -> CacheKey {
+        let values = HTTPStorageRules.variant(
+            vary: variants.names.joined(separator: ","), requestHeaders: settings.requestHeaders)
+        return settings.key.variant(id: variants.id, values: values ?? [:])
     }
 
     /// What `entry` is worth for `settings`, by the rules of ``lookup(_:allowingExpired:)``.
     private func judge(_ entry: CacheEntry, _ settings: CacheSettings, allowingExpired: Bool) -> Lookup {
-        if settings.followsHTTPCaching { return judgeByHTTP(entry, settings, allowingExpired: allowingExpired) }
+        if settings.followsHTTPCaching {
+            let found = judgeByHTTP(entry, settings, allowingExpired: allowingExpired)
+            guard case .hit(let response) = found else { return found }
+            return .hit(ByteRangeAnswer.answer(settings.requestHeaders, from: response))
+        }
         let mismatch = mismatch(of: entry.metadata, for: settings)
         let age = config.cacheClock().timeIntervalSince1970 - entry.metadata.storedAt
         // A negative age means the clock moved back; the entry's age is unknown, so it is not trusted.
@@ -59,7 +100,7 @@ final class ResponseCache: Sendable {
         if isExpired {
             let stale = mismatch == nil ? entry.response(isStale: true, age: max(0, age)) : nil
             if allowingExpired, let stale { return .hit(stale) }
-            return .miss(.expired, stale: stale)
+            return .miss(.expired, stale: stale, uses: StaleUse(policy: settings.policy))
         }
         return .hit(entry.response(isStale: false, age: age))
     }
@@ -67,8 +108,10 @@ final class ResponseCache: Sendable {
     /// What `entry` is worth as a private HTTP cache judges it (RFC 9111 §4): another variant is
     /// no entry; fresh by the server's lifetime (or `cacheTimeInSeconds`) and the request's
     /// directives, a hit with its `Age`; stale, a hit only within the request's `max-stale`, and
-    /// otherwise the expired entry to revalidate.
+    /// otherwise the expired entry to revalidate, with the uses the server and the policy allow.
     private func judgeByHTTP(_ entry: CacheEntry, _ settings: CacheSettings, allowingExpired: Bool) -> Lookup {
+        // The entry is a GET's, which answers a HEAD too (§4.3.5), and no other method.
+        guard settings.method == "GET" || settings.method == "HEAD" else { return .miss(.missing, stale: nil) }
         let metadata = entry.metadata
         if let mismatch = mismatch(of: metadata, for: settings) { return .miss(mismatch, stale: nil) }
         // An entry saved without a variant, by saveCache or before the request followed HTTP caching, varies on nothing.
@@ -83,20 +126,59 @@ final class ResponseCache: Sendable {
         let lifetime = settings.lifetime > 0 ? TimeInterval(settings.lifetime) : freshness.lifetime
         let age = freshness.age(at: config.cacheClock())
         let stored = CacheControl(metadata.headers.headerField("Cache-Control"))
-        let request = settings.requestCacheControl
-        let mustValidate =
-            stored.contains("no-cache") || request.contains("no-cache")
-            || request.seconds("max-age").map { age > TimeInterval($0) } == true
-            || request.seconds("min-fresh").map { lifetime - age < TimeInterval($0) } == true
-        if !mustValidate, age < lifetime { return .hit(entry.response(isStale: false, age: age, ageField: true)) }
-        let stale = entry.response(isStale: true, age: age, ageField: true)
-        if allowingExpired { return .hit(stale) }
-        // max-stale without a value accepts any staleness; must-revalidate and no-cache accept none.
-        if !mustValidate, !stored.contains("must-revalidate"), let maxStale = request.seconds("max-stale") {
-            let accepted = request.argument(of: "max-stale") == nil ? .infinity : TimeInterval(maxStale)
-            if age - lifetime <= accepted { return .hit(stale) }
+        let isFresh = age < lifetime
+        let requestValidates = Self.requestValidates(
+            settings.requestCacheControl, age: age, lifetime: lifetime,
+            immutable: isFresh && stored.contains("immutable"))
+        // The server's no-cache binds every use, must-revalidate every use once stale (§5.2.2); a
+        // no-cache that lists fields only kept those fields out of the entry.
+        let forbidsStale = stored.containsUnqualified("no-cache") || !isFresh && stored.contains("must-revalidate")
+        let isHead = settings.method == "HEAD"
+        if isFresh, !forbidsStale, !requestValidates {
+            return .hit(entry.response(isStale: false, age: age, ageField: true, withoutBody: isHead))
         }
-        return .miss(.expired, stale: stale)
+        let stale = entry.response(isStale: true, age: age, ageField: true, withoutBody: isHead)
+        if forbidsStale { return .miss(.expired, stale: stale) }
+        if allowingExpired { return .hit(stale) }
+        if !requestValidates, Self.maxStaleAccepts(settings.requestCacheControl, staleness: age - lifetime) {
+            return .hit(stale)
+        }
+        return .miss(
+            .expired, stale: stale, uses: staleUses(stored, staleness: age - lifetime, settings, requestValidates))
+    }
+
+    /// Whether the request's `max-stale` accepts an entry `staleness` seconds stale: any, without a value.
+    private static func maxStaleAccepts(_ request: CacheControl, staleness: TimeInterval) -> Bool {
+        guard let maxStale = request.seconds("max-stale") else { return false }
+        return request.argument(of: "max-stale") == nil || staleness <= TimeInterval(maxStale)
+    }
+
+    /// Whether the request's own directives send an entry `age` seconds old to the server first:
+    /// `no-cache`, or a `max-age` or `min-fresh` it does not meet. A fresh `immutable` entry
+    /// ignores `max-age`, which is how a reload asks (RFC 8246 §2).
+    private static func requestValidates(
+        _ request: CacheControl, age: TimeInterval, lifetime: TimeInterval, immutable: Bool
+    ) -> Bool {
+        if request.contains("no-cache") { return true }
+        if !immutable, let maxAge = request.seconds("max-age"), age > TimeInterval(maxAge) { return true }
+        return request.seconds("min-fresh").map { lifetime - age < TimeInterval($0) } == true
+    }
+
+    /// When a stale HTTP entry may be served all the same: as the policy allows, and as the
+    /// server's `stale-while-revalidate` and `stale-if-error` windows do — the first not for a
+    /// request that asked for validation itself.
+    private func staleUses(
+        _ stored: CacheControl, staleness: TimeInterval, _ settings: CacheSettings, _ requestValidates: Bool
+    ) -> StaleUse {
+        var uses = StaleUse(policy: settings.policy)
+        if let window = stored.seconds("stale-while-revalidate"), staleness <= TimeInterval(window) {
+            uses.insert(.whileRevalidating)
+        }
+        if requestValidates { uses.remove(.whileRevalidating) }
+        if let window = stored.seconds("stale-if-error"), staleness <= TimeInterval(window) {
+            uses.formUnion([.onNetworkFailure, .onServerError])
+        }
+        return uses
     }
 
     private func mismatch(of metadata: CacheEntry.Metadata, for settings: CacheSettings)
@@ -112,24 +194,84 @@ final class ResponseCache: Sendable {
     /// A request that follows HTTP caching stores only what RFC 9111 allows, with the request's
     /// `Vary` variant and `sentAt`, when it was sent.
     func store(_ response: Response, as settings: CacheSettings, sentAt: Date? = nil) {
-        var variant: [String: String?]?
-        if settings.followsHTTPCaching {
-            let allowed = HTTPStorageRules.mayStore(
-                method: settings.method, statusCode: response.statusCode, request: settings.requestCacheControl,
-                response: CacheControl(response.value(forHeader: "Cache-Control")), responseHeaders: response.headers)
-            guard allowed,
-                let selected = HTTPStorageRules.variant(
-                    vary: response.value(forHeader: "Vary"), requestHeaders: settings.requestHeaders)
-            else { return }
-            variant = selected
+        guard settings.followsHTTPCaching else { return keep(entry(response, as: settings), under: settings.key) }
+        invalidate(after: response, settings)
+        if settings.method == "HEAD" { return freshen(with: response, settings, sentAt: sentAt) }
+        let allowed = HTTPStorageRules.mayStore(
+            method: settings.method, statusCode: response.statusCode, request: settings.requestCacheControl,
+            response: CacheControl(response.value(forHeader: "Cache-Control")), responseHeaders: response.headers)
+        guard allowed, !replacesWithServerError(response, settings),
+            let variant = HTTPStorageRules.variant(
+                vary: response.value(forHeader: "Vary"), requestHeaders: settings.requestHeaders)
+        else { return }
+        let key = variant.isEmpty ? settings.key : variantKey(storing: variant, settings)
+        keep(entry(response, as: settings, under: key, requestTime: sentAt, variant: variant), under: key)
+    }
+
+    /// Whether `response` is a server error that would replace a stored response: RFC 9111
+    /// allows storing it, but an entry is never traded for a failure, which `stale-if-error`
+    /// and offline fallback may still need it to stand in for.
+    private func replacesWithServerError(_ response: Response, _ settings: CacheSettings) -> Bool {
+        guard response.statusCode >= 500, case .found = stored(settings.key, readsDisk: true) else { return false }
+        return true
+    }
+
+    /// Removes the entry under `key`: from disk first, so that a read of its file already under
+    /// way cannot put it back in memory after memory let it go.
+    private func forget(_ key: CacheKey) {
+        disk.remove(key)
+        memory.remove(key)
+    }
+
+    /// Puts `entry` in memory at once, and on disk shortly after.
+    private func keep(_ entry: CacheEntry, under key: CacheKey) {
+        memory.insert(entry, for: key)
+        disk.store(entry, for: key)
+    }
+
+    /// The key a response that varies on `variant`'s fields is stored under: one of the variants
+    /// the URL's marker names, or of a new marker's when there is none or it names other fields.
+    private func variantKey(storing variant: [String: String?], _ settings: CacheSettings) -> CacheKey {
+        let names = variant.keys.sorted()
+        if case .found(let entry) = stored(settings.key, readsDisk: true), let variants = entry.metadata.variants,
+            variants.names == names
+        {
+            return settings.key.variant(id: variants.id, values: variant)
         }
-        let entry = entry(response, as: settings, requestTime: sentAt, variant: variant)
-        memory.insert(entry, for: settings.key)
-        disk.store(entry, for: settings.key)
+        let variants = CacheEntry.Variants(names: names, id: UUID().uuidString)
+        keep(
+            CacheEntry(
+                variants: variants, key: settings.key, appVersion: config.appVersion, storedAt: config.cacheClock()),
+            under: settings.key)
+        return settings.key.variant(id: variants.id, values: variant)
+    }
+
+    /// Forgets the entries an answer to an unsafe method made wrong, in memory and on disk (§4.4).
+    private func invalidate(after response: Response, _ settings: CacheSettings) {
+        guard let targetURI = settings.targetURI else { return }
+        let uris = Invalidation.uris(
+            method: settings.method, statusCode: response.statusCode, targetURI: targetURI,
+            responseHeaders: response.headers)
+        for uri in uris { forget(CacheKey(targetURI: uri, folder: settings.key.folder)) }
+    }
+
+    /// Updates the stored `GET` a `200` to a `HEAD` describes, as a `304` would; one it shows
+    /// changed is no longer trusted, and goes (§4.3.5). A `HEAD` answer is never stored itself:
+    /// it has no body to serve a `GET`.
+    private func freshen(with head: Response, _ settings: CacheSettings, sentAt: Date?) {
+        guard head.statusCode == 200, case (.found(let described), let key)? = storedVariant(settings, readsDisk: true),
+            HTTPStorageRules.matches(described.metadata.variant ?? [:], requestHeaders: settings.requestHeaders)
+        else { return }
+        let stored = described.response(isStale: false, age: 0)
+        guard Revalidation.describesSameBody(head, as: stored) else { return forget(key) }
+        let merged = Revalidation.merged(stored, with: head)
+        keep(
+            entry(merged, as: settings, under: key, requestTime: sentAt, variant: described.metadata.variant),
+            under: key)
     }
 
     /// The change that stores `response` as the entry `settings` name, for ``apply(_:)``.
-    func storing(_ response: Response, as settings: CacheSettings) -> DiskCache.Change {
+    func storing(_ response: Response, as settings: CacheSettings) -> StorageQueue.Change {
         .store(entry(response, as: settings), settings.key)
     }
 
@@ -137,27 +279,30 @@ final class ResponseCache: Sendable {
     /// on disk. Memory forgets what it deletes at once, and keeps what it stores once written.
     /// - Throws: ``ErrandError/fileSystem(_:)`` when an entry to store cannot be written; memory
     ///   keeps nothing then.
-    func apply(_ change: DiskCache.Change) throws(ErrandError) {
+    func apply(_ change: StorageQueue.Change) throws(ErrandError) {
         let change = forgettingInMemory(change)
         try disk.apply(change)
         keepInMemory(change)
     }
 
     /// ``apply(_:)`` for an `async` caller, whose thread it never blocks.
-    func apply(_ change: DiskCache.Change) async throws(ErrandError) {
+    func apply(_ change: StorageQueue.Change) async throws(ErrandError) {
         let change = forgettingInMemory(change)
         try await disk.apply(change)
         keepInMemory(change)
     }
 
-    /// `change`, with what it deletes already gone from memory.
-    private func forgettingInMemory(_ change: DiskCache.Change) -> DiskCache.Change {
+    /// `change`, with what it deletes already gone from memory — and already missed on disk, so
+    /// that no read under way brings it back; what is left for the writer to do.
+    private func forgettingInMemory(_ change: StorageQueue.Change) -> StorageQueue.Change {
         switch change {
         case .remove(let key):
-            memory.remove(key)
-            return change
+            forget(key)
+            // The deletion is queued: waiting for the writer waits for it.
+            return .flush
         case .removeAll(let directory):
             let directory = directory.standardizedFileURL
+            disk.markCleared(directory)
             memory.removeAll(at: directory)
             return .removeAll(under: directory)
         case .flush, .store:
@@ -165,19 +310,22 @@ final class ResponseCache: Sendable {
         }
     }
 
-    private func keepInMemory(_ change: DiskCache.Change) {
+    private func keepInMemory(_ change: StorageQueue.Change) {
         if case .store(let entry, let key) = change { memory.insert(entry, for: key) }
     }
 
+    /// The entry of `response` under `key`, by default the one `settings` name.
     private func entry(
-        _ response: Response, as settings: CacheSettings, requestTime: Date? = nil, variant: [String: String?]? = nil
+        _ response: Response, as settings: CacheSettings, under key: CacheKey? = nil, requestTime: Date? = nil,
+        variant: [String: String?]? = nil
     ) -> CacheEntry {
+        let key = key ?? settings.key
         // A body stored again unchanged, as after a 304, keeps its hash: comparing the bytes is a
         // memcmp, hashing them byte by byte takes a tenth of a millisecond per 100 KiB.
-        let known = memory.entry(for: settings.key).flatMap { $0.body == response.data ? $0.metadata.bodyHash : nil }
+        let known = memory.entry(for: key).flatMap { $0.body == response.data ? $0.metadata.bodyHash : nil }
         return CacheEntry(
-            response: response, settings: settings, appVersion: config.appVersion, storedAt: config.cacheClock(),
-            bodyHash: known, requestTime: requestTime, variant: variant)
+            response: response, key: key, settings: settings, appVersion: config.appVersion,
+            storedAt: config.cacheClock(), bodyHash: known, requestTime: requestTime, variant: variant)
     }
 
     // MARK: Revalidation

@@ -21,10 +21,12 @@ public final class NetworkConfig: Sendable {
         var urlFilters: [any URLFilter] = []
         var cacheDirPathFilters: [any CacheDirPathFilter] = []
         var interceptors: [any RequestInterceptor] = []
+        var requestAccessories: [any RequestAccessory] = []
         var eventMonitors: [EventMonitorChannel] = []
         var cacheDirectory = NetworkConfig.defaultCacheDirectory
         var appVersion = NetworkConfig.defaultAppVersion
         var cacheSizeLimit = 100 * 1024 * 1024
+        var cacheStorage: (any CacheStorage)?
         var memoryCacheSizeLimit = 8 * 1024 * 1024
         var cacheClock: @Sendable () -> Date = { Date() }
         var callbackQueue = DispatchQueue.main
@@ -104,6 +106,19 @@ public final class NetworkConfig: Sendable {
         state.withLock { $0.interceptors.removeAll() }
     }
 
+    /// The accessories every request has, before its own ``BaseRequest/requestAccessories``; read
+    /// when each request is made. Their ``RequestAccessory/requestWillStart(_:)`` runs on the
+    /// thread that starts the request — in an `async` caller's own Swift task, where its
+    /// task-local values, such as a tracing context, can be read. Default empty.
+    public var requestAccessories: [any RequestAccessory] {
+        state[\.requestAccessories]
+    }
+
+    /// Adds an accessory that every request made from now on has, after those already added.
+    public func addRequestAccessory(_ accessory: any RequestAccessory) {
+        state.withLock { $0.requestAccessories.append(accessory) }
+    }
+
     /// The event monitors every request reports to, in the order they were added; read when each
     /// request starts. Default empty.
     public var eventMonitors: [any EventMonitor] {
@@ -168,6 +183,22 @@ public final class NetworkConfig: Sendable {
         get { state[\.cacheSizeLimit] }
         set { state[\.cacheSizeLimit] = newValue }
     }
+
+    /// Where cached responses live: an encrypted store or a database of the app's, say. Read when
+    /// an agent is made; the agent's memory layer sits above it, and offline mode, revalidation
+    /// and every ``CachePolicy`` work the same on any. Default: a ``DiskCacheStorage`` under
+    /// ``cacheDirectory``, each folder within ``cacheSizeLimit``.
+    public var cacheStorage: any CacheStorage {
+        get {
+            customCacheStorage
+                ?? DiskCacheStorage(
+                    root: { [self] in cacheDirectory }, sizeLimit: { [self] in cacheSizeLimit }, onEvict: { _ in })
+        }
+        set { state[\.cacheStorage] = newValue }
+    }
+
+    /// The storage the app set, `nil` for the default, which each agent makes its own of.
+    var customCacheStorage: (any CacheStorage)? { state[\.cacheStorage] }
 
     /// The most bytes of cached responses an agent keeps in memory, so that hot entries are
     /// served without reading a file. An entry larger than a quarter of it is read from disk

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A monitor that is asked about what it heard — a recording asked for its archive — and must
 /// answer with every event already posted to it, not only those its queue has delivered so far.
 ///
@@ -23,6 +25,10 @@ protocol DrainableMonitor: EventMonitor, AnyObject {
     /// the time taken now. Only drainable monitors hear of messages: ``EventMonitor`` has no such event.
     func webSocketMessageEvent(_ task: RequestTask, _ message: WebSocketMessage, isSent: Bool)
         -> EventMonitorChannel.Event
+
+    /// The event to post for a chunk of a streamed response body, `offset` bytes into it: the
+    /// chunk goes to the stream's reader, so the response at `didFinish` does not hold it.
+    func streamedBodyEvent(_ task: RequestTask, _ chunk: Data, at offset: Int) -> EventMonitorChannel.Event
 }
 
 /// A channel held without keeping it alive: a channel holds its monitor, and a monitor must not
@@ -36,6 +42,11 @@ extension DrainableMonitor {
     func webSocketMessageEvent(_ task: RequestTask, _ message: WebSocketMessage, isSent: Bool)
         -> EventMonitorChannel.Event
     {
+        { _ in }
+    }
+
+    /// Nothing: a monitor that records no bodies need not hear of a stream's.
+    func streamedBodyEvent(_ task: RequestTask, _ chunk: Data, at offset: Int) -> EventMonitorChannel.Event {
         { _ in }
     }
 }

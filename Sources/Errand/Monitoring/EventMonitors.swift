@@ -1,3 +1,5 @@
+import Foundation
+
 /// The monitors a task reports to, read from the configuration when it starts; each method posts
 /// one event to every monitor. With none, each is one check of an empty array.
 ///
@@ -9,10 +11,14 @@ struct EventMonitors: Sendable {
     private let channels: [EventMonitorChannel]
     /// Whether `didFinish` was posted; `nil` with no monitors, which then cost no lock.
     private let hasFinished: Locked<Bool>?
+    /// Whether any monitor records what it hears (a HAR recording): only those hear of a
+    /// WebSocket's messages and of a streamed body's chunks. Worked out once, as it is asked per chunk.
+    let hasRecorders: Bool
 
     init(_ channels: [EventMonitorChannel]) {
         self.channels = channels
         hasFinished = channels.isEmpty ? nil : Locked(false)
+        hasRecorders = channels.contains { $0.drainable != nil }
     }
 
     var isEmpty: Bool { channels.isEmpty }
@@ -48,8 +54,11 @@ struct EventMonitors: Sendable {
         post({ $0.webSocketMessageEvent(task, message, isSent: isSent) }, else: nil)
     }
 
-    /// Whether any monitor hears of a WebSocket's messages.
-    var recordsWebSocketMessages: Bool { channels.contains { $0.drainable != nil } }
+    /// A chunk of a streamed response body, `offset` bytes into it: for drainable monitors only,
+    /// as the body goes to the stream's reader and is not in the response they finish with.
+    func request(_ task: RequestTask, streamedBody chunk: Data, at offset: Int) {
+        post({ $0.streamedBodyEvent(task, chunk, at: offset) }, else: nil)
+    }
 
     private func post(finishing: Bool = false, _ event: @escaping EventMonitorChannel.Event) {
         post(finishing: finishing, { _ in event }, else: event)

@@ -15,26 +15,36 @@ import Foundation
 ///   later request that needs the credential, until ``credential`` is set again (after a new log-in).
 /// - A request is sent again for authentication at most twice, so a server that refuses every
 ///   credential cannot cause endless refreshes.
+/// - With an ``AccountStore`` (``init(authenticator:store:)``) the credential is the store's: each
+///   request carries the credential of the account that was current when it started, and a
+///   refreshed credential is saved back to that account — or dropped when the account was signed
+///   out or saved anew meanwhile.
 /// - Only requests to the app's own API carry the credential: by default those to the origin of
 ///   the agent's ``NetworkConfig/baseUrl`` or ``NetworkConfig/cdnUrl``
 ///   (``Authenticator/authenticates(_:apiOrigins:)`` widens it). Interceptors and URL filters
 ///   otherwise apply to every request of the agent, a request type with its own `baseUrl`
 ///   included: this one must not hand the app's token to a third party, nor refresh it for a
 ///   third party's `401`.
-public final class AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, Sendable {
+public final class AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, RequestAccessory, Sendable {
     private struct State {
+        /// The credential without a store, and its revision: counts changes, so that a refresh
+        /// starts only from the one still current.
         var credential: A.Credential?
-        /// Counts changes of `credential`, so that a refresh starts only from the one still current.
-        var generation = 0
-        var refresh: (id: Int, task: Task<A.Credential, any Error>)?
+        var revision = 0
+        /// The refresh under way, by account (`""` without a store).
+        var refreshes: [String: (id: Int, task: Task<A.Credential, any Error>)] = [:]
         var refreshCount = 0
-        /// Why the current credential could not be refreshed; cleared by a new credential.
-        var refreshFailure: ErrandError?
+        /// Why an account's credential of a revision could not be refreshed; a new one clears it.
+        var refreshFailures: [String: (revision: Int, error: ErrandError)] = [:]
+    }
 
-        mutating func replaceCredential(with credential: A.Credential?) {
-            self.credential = credential
-            generation += 1
-        }
+    /// An ``AccountStore`` of the authenticator's credential, reached without its `Codable` constraint.
+    private struct Store: Sendable {
+        let accountKey: String
+        let current: @Sendable () -> String?
+        let credential: @Sendable (String) -> (credential: A.Credential, revision: Int)?
+        let save: @Sendable (A.Credential, String) throws(ErrandError) -> Void
+        let replace: @Sendable (String, Int, A.Credential) -> Bool
     }
 
     /// What a refused request does next, decided under the lock.
@@ -48,29 +58,61 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     }
 
     private let authenticator: A
+    private let store: Store?
     private let state: Locked<State>
 
     /// Creates an interceptor; with a `nil` credential, requests go out unauthenticated until one is set.
     public init(authenticator: A, credential: A.Credential?) {
         self.authenticator = authenticator
-        self.state = Locked(State(credential: credential))
+        store = nil
+        state = Locked(State(credential: credential))
+    }
+
+    /// Creates an interceptor whose credentials are `store`'s: a request carries the credential of
+    /// the account current when it started, none when no account was.
+    public init(authenticator: A, store: AccountStore<A.Credential>) where A.Credential: Codable {
+        self.authenticator = authenticator
+        self.store = Store(
+            accountKey: store.accountKey, current: { store.current }, credential: { store.revisedCredential(for: $0) },
+            save: { credential, id throws(ErrandError) in try store.save(credential, for: id) },
+            replace: { store.replace($0, revision: $1, with: $2) })
+        state = Locked(State())
     }
 
     /// The credential applied to requests; set it after a log-in, or `nil` after a log-out.
+    ///
+    /// With an ``AccountStore`` it is the current account's, and setting it saves it as that
+    /// account's; with no current account, or to `nil`, setting does nothing (sign out through the store).
     public var credential: A.Credential? {
-        get { state[\.credential] }
-        set {
-            state.withLock { state in
-                state.replaceCredential(with: newValue)
-                state.refreshFailure = nil
-            }
+        get {
+            guard let store else { return state[\.credential] }
+            return store.current().flatMap { store.credential($0)?.credential }
         }
+        set {
+            guard let store else {
+                return state.withLock { state in
+                    state.credential = newValue
+                    state.revision += 1
+                }
+            }
+            guard let newValue, let account = store.current() else { return }
+            try? store.save(newValue, account)
+        }
+    }
+
+    /// Binds the request to the account current now, when there is a store.
+    public func requestWillStart(_ task: RequestTask) {
+        guard let store else { return }
+        let account: (any Sendable)? = store.current()
+        task.userInfo[store.accountKey] = account
     }
 
     /// Applies the current credential, after the refresh in progress or one it needs.
     public func adapt(_ request: TransportRequest, for task: RequestTask) async throws(ErrandError) -> TransportRequest
     {
-        guard isInScope(request, of: task), let credential = try await usableCredential() else { return request }
+        guard isInScope(request, of: task), let account = account(of: task),
+            let credential = try await usableCredential(of: account)
+        else { return request }
         var adapted = request
         authenticator.apply(credential, to: &adapted)
         return adapted
@@ -80,10 +122,10 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// or at once when the request was sent with an older credential than the current one.
     public func retry(_ task: RequestTask, dueTo error: ErrandError) async -> RetryDecision {
         guard authenticator.isAuthenticationError(error, response: task.response), task.attemptCount <= 2,
-            let sent = task.sentRequest, isInScope(sent, of: task)
+            let sent = task.sentRequest, isInScope(sent, of: task), let account = account(of: task)
         else { return .doNotRetry }
         while true {
-            switch await nextStep(after: sent) {
+            switch await nextStep(after: sent, of: account) {
             case .retry: return .retry
             case .doNotRetry: return .doNotRetry
             case .fail(let error): return .fail(error)
@@ -99,6 +141,19 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         }
     }
 
+    /// The account `task` belongs to: `""` without a store; with one, the account current when
+    /// it started, `nil` when none was.
+    private func account(of task: RequestTask) -> String? {
+        guard let store else { return "" }
+        return task.userInfo[store.accountKey] as? String
+    }
+
+    /// `account`'s credential and its revision; read under the state lock where it must not change.
+    private func current(_ account: String, in state: State) -> (credential: A.Credential?, revision: Int) {
+        guard let store else { return (state.credential, state.revision) }
+        return store.credential(account).map { ($0.credential, $0.revision) } ?? (nil, -1)
+    }
+
     /// Whether `request` of `task` may carry the credential, by the authenticator's scope.
     private func isInScope(_ request: TransportRequest, of task: RequestTask) -> Bool {
         let configured = [task.config.baseUrl, task.config.cdnUrl].filter { !$0.isEmpty }
@@ -109,67 +164,91 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// from the credential that is still current, under the lock: one that another request's
     /// refresh replaced meanwhile has had its refresh token spent, and refreshing it again would
     /// fail and fail every later request with it.
-    private func nextStep(after sent: TransportRequest) async -> NextStep {
-        let current: (credential: A.Credential?, generation: Int)
+    private func nextStep(after sent: TransportRequest, of account: String) async -> NextStep {
+        let found: (credential: A.Credential?, revision: Int)
         do throws(ErrandError) {
-            _ = try await usableCredential()
-            current = state.withLock { ($0.credential, $0.generation) }
+            _ = try await usableCredential(of: account)
+            found = state.withLock { current(account, in: $0) }
         } catch {
             return .fail(error)
         }
-        guard let credential = current.credential else { return .doNotRetry }
+        guard let credential = found.credential else { return .doNotRetry }
         var withCurrent = sent
         authenticator.apply(credential, to: &withCurrent)
         guard withCurrent == sent else { return .retry }
         return state.withLock { state in
-            if let failure = state.refreshFailure { return .fail(failure) }
-            if let refresh = state.refresh { return .wait(refresh.task) }
-            guard state.generation == current.generation, let credential = state.credential else { return .lookAgain }
-            return .wait(startRefresh(of: credential, in: &state))
+            if let failure = failure(of: account, in: state) { return .fail(failure) }
+            if let refresh = state.refreshes[account] { return .wait(refresh.task) }
+            let now = current(account, in: state)
+            guard now.revision == found.revision, let credential = now.credential else { return .lookAgain }
+            return .wait(startRefresh(of: credential, account: account, revision: now.revision, in: &state))
         }
+    }
+
+    /// The error of a failed refresh of `account`'s credential as it still is.
+    private func failure(of account: String, in state: State) -> ErrandError? {
+        guard let failure = state.refreshFailures[account], failure.revision == current(account, in: state).revision
+        else { return nil }
+        return failure.error
     }
 
     /// The credential to send: the one a running refresh produces, a refreshed one when it
     /// requires refreshing, else the current one.
-    private func usableCredential() async throws(ErrandError) -> A.Credential? {
+    private func usableCredential(of account: String) async throws(ErrandError) -> A.Credential? {
         let found = state.withLock { state -> Result<(A.Credential?, Task<A.Credential, any Error>?), ErrandError> in
-            if let failure = state.refreshFailure { return .failure(failure) }
-            if let refresh = state.refresh { return .success((nil, refresh.task)) }
-            guard let credential = state.credential, credential.requiresRefresh else {
-                return .success((state.credential, nil))
+            if let failure = failure(of: account, in: state) { return .failure(failure) }
+            if let refresh = state.refreshes[account] { return .success((nil, refresh.task)) }
+            let current = current(account, in: state)
+            guard let credential = current.credential, credential.requiresRefresh else {
+                return .success((current.credential, nil))
             }
-            return .success((nil, startRefresh(of: credential, in: &state)))
+            return .success(
+                (nil, startRefresh(of: credential, account: account, revision: current.revision, in: &state)))
         }
         let (credential, refresh) = try found.get()
         guard let refresh else { return credential }
         return try await Self.value(of: refresh)
     }
 
-    /// Starts the one refresh, under the lock so that it is recorded before it can finish.
-    private func startRefresh(of credential: A.Credential, in state: inout State) -> Task<A.Credential, any Error> {
+    /// Starts `account`'s one refresh, under the lock so that it is recorded before it can finish.
+    private func startRefresh(
+        of credential: A.Credential, account: String, revision: Int, in state: inout State
+    ) -> Task<A.Credential, any Error> {
         state.refreshCount += 1
         let id = state.refreshCount
         let task = Task { [authenticator, self] () async throws -> A.Credential in
             do throws(ErrandError) {
                 let fresh = try await authenticator.refresh(credential)
-                endRefresh(id, with: .success(fresh))
+                endRefresh(id, of: account, from: revision, with: .success(fresh))
                 return fresh
             } catch {
-                endRefresh(id, with: .failure(error))
+                endRefresh(id, of: account, from: revision, with: .failure(error))
                 throw error
             }
         }
-        state.refresh = (id, task)
+        state.refreshes[account] = (id, task)
         return task
     }
 
-    private func endRefresh(_ id: Int, with outcome: Result<A.Credential, ErrandError>) {
+    /// Ends refresh `id`: keeps the fresh credential — with a store, only when the account still
+    /// holds the one refreshed — or the reason it failed. The store is written before the refresh
+    /// is forgotten, outside the lock: meanwhile a request that needs the credential waits for
+    /// the refresh, rather than start another from the spent one.
+    private func endRefresh(
+        _ id: Int, of account: String, from revision: Int, with outcome: Result<A.Credential, ErrandError>
+    ) {
+        if let store, case .success(let credential) = outcome { _ = store.replace(account, revision, credential) }
         state.withLock { state in
-            guard state.refresh?.id == id else { return }
-            state.refresh = nil
+            guard state.refreshes[account]?.id == id else { return }
+            state.refreshes[account] = nil
             switch outcome {
-            case .success(let credential): state.replaceCredential(with: credential)
-            case .failure(let error): state.refreshFailure = error
+            case .success(let credential) where store == nil:
+                state.credential = credential
+                state.revision += 1
+            case .success:
+                break
+            case .failure(let error):
+                state.refreshFailures[account] = (revision, error)
             }
         }
     }

@@ -9,6 +9,15 @@ struct InterceptorChain: Sendable {
         interceptors = (request.usesConfigInterceptors ? config.interceptors : []) + request.interceptors
     }
 
+    /// The accessories a task of `request` has: the configuration's, then its interceptors that
+    /// are accessories too (an ``AuthenticationInterceptor`` binds a request to its account when
+    /// it starts), then the request's own.
+    static func accessories(of request: any BaseRequest, config: NetworkConfig) -> [any RequestAccessory] {
+        let interceptors = (request.usesConfigInterceptors ? config.interceptors : []) + request.interceptors
+        return config.requestAccessories + interceptors.compactMap { $0 as? any RequestAccessory }
+            + request.requestAccessories
+    }
+
     /// Each interceptor adapts the result of the one before.
     func adapt(_ request: TransportRequest, for task: RequestTask) async throws(ErrandError) -> TransportRequest {
         var request = request

@@ -63,7 +63,7 @@ final class RequestPipeline: Sendable {
             return finish(task, response: nil, error: error)
         }
         if plan.isOffline {
-            return serveOffline(task, plan.cache)
+            return serveOffline(task, plan)
         }
         guard readsCache, let settings = plan.cache else { return sendToNetwork(task, plan, revalidating: stale) }
         if let found = cache.lookupInMemory(settings) { return serveOrSend(task, plan, settings, found) }
@@ -72,11 +72,11 @@ final class RequestPipeline: Sendable {
     }
 
     /// Where entries that are not in memory are read from disk.
-    private static let cacheReader = DispatchQueue(
+    static let cacheReader = DispatchQueue(
         label: "errand.cache-reader", qos: .userInitiated, attributes: .concurrent)
 
     /// Builds `task`'s request and queues it for the network, conditional on `stale`'s validator.
-    private func sendToNetwork(_ task: RequestTask, _ plan: RequestPlan, revalidating stale: Response?) {
+    func sendToNetwork(_ task: RequestTask, _ plan: RequestPlan, revalidating stale: Response?) {
         var plan = plan
         var built: TransportRequestBuilder.Output
         do {
@@ -132,60 +132,9 @@ final class RequestPipeline: Sendable {
     }
 
     /// Finishes `task` with a response from the cache, telling its monitors where it came from.
-    private func serveCached(_ task: RequestTask, _ response: Response, error: ErrandError? = nil) {
+    func serveCached(_ task: RequestTask, _ response: Response, error: ErrandError? = nil) {
         task.monitors.request(task, didServeFromCache: response)
         finish(task, response: response, error: error)
-    }
-
-    // MARK: Cache
-
-    /// Serves what a lookup `found` if it may; otherwise sends `task`, asking about the expired entry.
-    private func serveOrSend(
-        _ task: RequestTask, _ plan: RequestPlan, _ settings: CacheSettings, _ found: ResponseCache.Lookup
-    ) {
-        switch found {
-        case .hit(let response):
-            // An HTTP cache keeps refused statuses too (a 404 with max-age): judged as they were.
-            let refused = settings.followsHTTPCaching && !plan.rules.acceptsStatus(response.statusCode)
-            serveCached(task, response, error: refused ? .statusCode(response.statusCode) : nil)
-        case .miss(_, let stale?) where settings.policy == .staleWhileRevalidate:
-            serveCached(task, stale)
-            revalidate(task.request, settings.key, stale)
-        case .miss where settings.followsHTTPCaching && settings.requestCacheControl.contains("only-if-cached"):
-            finish(task, response: nil, error: .cacheMiss(.missing))
-        case .miss(_, let stale):
-            sendToNetwork(task, plan, revalidating: stale)
-        }
-    }
-
-    /// Finishes `task` from the newest entry whatever its age, or with the reason there is none;
-    /// offline mode never sends, so a request that does not cache fails `.cacheMiss(.disabled)`.
-    private func serveOffline(_ task: RequestTask, _ settings: CacheSettings?) {
-        guard let settings else { return finish(task, response: nil, error: .cacheMiss(.disabled)) }
-        let serve: @Sendable (ResponseCache.Lookup) -> Void = { [self] found in
-            switch found {
-            case .hit(let response): serveCached(task, response)
-            case .miss(let reason, _): finish(task, response: nil, error: .cacheMiss(reason))
-            }
-        }
-        if let found = cache.lookupInMemory(settings, allowingExpired: true) { return serve(found) }
-        Self.cacheReader.async { [cache] in serve(cache.lookup(settings, allowingExpired: true)) }
-    }
-
-    /// Refreshes the expired entry `stale` in the background, once per entry at a time.
-    private func revalidate(_ request: any BaseRequest, _ key: CacheKey, _ stale: Response) {
-        guard cache.beginRevalidation(key) else { return }
-        let task = makeTask(request, completion: .continuation { [cache] _ in cache.endRevalidation(key) })
-        start(task, readsCache: false, revalidating: stale)
-    }
-
-    /// The entry ``CachePolicy/offlineFallback`` serves when the network failed, valid or expired.
-    private func offlineFallback(_ settings: CacheSettings?, after error: ErrandError) -> Response? {
-        guard let settings, settings.policy == .offlineFallback, error.isNetworkFailure else { return nil }
-        switch cache.lookup(settings) {
-        case .hit(let response): return response
-        case .miss(_, let stale): return stale
-        }
     }
 
     // MARK: Attempts
@@ -373,10 +322,10 @@ final class RequestPipeline: Sendable {
         enqueue(task, plan, request)
     }
 
-    /// Stores a success in the cache, or serves the offline fallback for a network failure, and finishes.
+    /// Stores a success in the cache, or serves a stale entry in place of a failure, and finishes.
     private func conclude(_ task: RequestTask, _ plan: RequestPlan, response: Response?, error: ErrandError?) {
-        if let error, let fallback = offlineFallback(plan.cache, after: error) {
-            return serveCached(task, fallback)
+        if let fallback = staleFallback(plan.cache, response: response, error: error) {
+            return serveCached(task, fallback, error: refusal(of: fallback, plan))
         }
         if let response, let settings = plan.cache, settings.offersToStore(after: error) {
             cache.store(response, as: settings, sentAt: plan.sentAt)

@@ -33,11 +33,11 @@ public struct RetryPolicy: RequestInterceptor {
     ///   - maxAttempts: Attempts in all, the first included. Default `3`.
     ///   - baseDelay: Seconds before the second attempt, doubled for each later one. Default `0.5`.
     ///   - maxDelay: The longest wait in seconds, `Retry-After` included. Default `30`.
-    ///   - retryableMethods: Default GET, HEAD, PUT and DELETE, the idempotent ones.
+    ///   - retryableMethods: Default GET, HEAD, PUT, DELETE, OPTIONS and TRACE, the idempotent ones.
     ///   - retryableStatusCodes: Default 408, 429, 500, 502, 503 and 504.
     public init(
         maxAttempts: Int = 3, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30,
-        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete],
+        retryableMethods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],
         retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
     ) {
         self.init(

@@ -94,7 +94,8 @@ public protocol BaseRequest: Sendable {
     var cachePolicy: CachePolicy { get }
 
     /// Request header fields whose values are part of the cache key, for responses that vary by
-    /// them, such as `Accept-Language`. Default `[]`: headers do not split the cache.
+    /// them, such as `Accept-Language`. Default `[]`: headers do not split the cache. Not used
+    /// with ``followsHTTPCaching``, where the response's `Vary` says which fields matter.
     var cacheKeyHeaders: [String] { get }
 
     /// Whether the response is cached as a private HTTP cache caches it (RFC 9111): stored only
@@ -102,7 +103,8 @@ public protocol BaseRequest: Sendable {
     /// (`max-age`, `Expires`, or a heuristic from `Last-Modified`), served only to a request that
     /// sends the fields its `Vary` names alike, and with the request's own `Cache-Control`
     /// directives honoured. A positive ``cacheTimeInSeconds`` replaces the server's lifetime.
-    /// See <doc:Caching>.
+    /// The entry is keyed by the URL the request targets, so that a `POST`, `PUT`, `DELETE` or
+    /// `PATCH` to it that succeeds removes it, and a `HEAD` is answered from it. See <doc:Caching>.
     var followsHTTPCaching: Bool { get }
 
     /// A file path a GET downloads its body to, resumably. Default `nil`, an in-memory response.

@@ -12,11 +12,16 @@ public enum HTTPMethod: String, Sendable, CaseIterable {
     case delete = "DELETE"
     /// `PATCH`.
     case patch = "PATCH"
+    /// `OPTIONS`: what the server allows for the URL.
+    case options = "OPTIONS"
+    /// `TRACE`: the request as the server received it.
+    case trace = "TRACE"
 
-    /// Whether `arguments` travel in the query string (GET, HEAD, DELETE) rather than the body.
+    /// Whether `arguments` travel in the query string (GET, HEAD, DELETE, OPTIONS, TRACE) rather
+    /// than the body.
     var encodesArgumentsInQuery: Bool {
         switch self {
-        case .get, .head, .delete: true
+        case .get, .head, .delete, .options, .trace: true
         case .post, .put, .patch: false
         }
     }

@@ -6,10 +6,12 @@ package enum RequestURLBuilder {
     /// resolved against the base — the request's own, else the config's; the CDN's with `useCDN` —
     /// after ending the base's path with a `/`, so that `"users"` extends its path and `"/users"`
     /// starts from the host root; the base's query and fragment give way to the path's. `query`, when not empty, is added to the resolved URL's query.
-    package static func url(for request: any BaseRequest, config: NetworkConfig, query: String = "") throws(ErrandError)
-        -> URL
-    {
-        let string = appending(query, to: try urlString(for: request, config: config))
+    /// Without `applyingFilters` the URL filters are skipped, as for a cache key.
+    package static func url(
+        for request: any BaseRequest, config: NetworkConfig, query: String = "", applyingFilters: Bool = true
+    ) throws(ErrandError) -> URL {
+        let string = appending(
+            query, to: try urlString(for: request, config: config, applyingFilters: applyingFilters))
         guard let url = URL(string: string), isAbsolute(url) else { throw .invalidURL(string) }
         return url
     }
@@ -25,15 +27,16 @@ package enum RequestURLBuilder {
     /// The resolved URL as text. Parsing a URL costs microseconds, so the usual shapes — an
     /// absolute `url`, or a plain path under a plain base — are joined as text and parsed once,
     /// by the caller; anything else is left to Foundation's RFC 3986 resolution.
-    private static func urlString(for request: any BaseRequest, config: NetworkConfig) throws(ErrandError)
-        -> String
+    private static func urlString(for request: any BaseRequest, config: NetworkConfig, applyingFilters: Bool)
+        throws(ErrandError) -> String
     {
         let url = request.url
         if hasAuthority(url) { return encodingInvalidCharacters(url) }
         if url.utf8.contains(UInt8(ascii: ":")), let parsed = URL(string: url), isAbsolute(parsed) {
             return encodingInvalidCharacters(url)
         }
-        let filtered = config.urlFilters.reduce(request.url) { $1.filterUrl($0, request: request) }
+        let filters = applyingFilters ? config.urlFilters : []
+        let filtered = filters.reduce(request.url) { $1.filterUrl($0, request: request) }
         let path = encodingInvalidCharacters(filtered)
         let base = encodingInvalidCharacters(baseURLString(for: request, config: config))
         if let joined = joined(base, path) { return joined }

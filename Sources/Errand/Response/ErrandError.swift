@@ -65,6 +65,29 @@ public enum ErrandError: Error, Sendable, Equatable {
         }
     }
 
+    /// A short, stable name for the kind of failure, for metrics and traces (OpenTelemetry's
+    /// `error.type`): the status of a refused response (`"503"`), else a word such as
+    /// `"timeout"`, `"transport"` or `"cancelled"` — never the message, which may quote a URL
+    /// and would make every failure a series of its own.
+    public var typeName: String {
+        switch self {
+        case .statusCode(let code): "\(code)"
+        case .invalidURL: "invalid_url"
+        case .jsonValidation: "json_validation"
+        case .serialization: "serialization"
+        case .transport: "transport"
+        case .timedOut: "timeout"
+        case .cancelled: "cancelled"
+        case .cacheMiss: "cache_miss"
+        case .decoding: "decoding"
+        case .api: "api"
+        case .fileSystem: "file_system"
+        case .responseTooLarge: "response_too_large"
+        case .redirectRefused: "redirect_refused"
+        case .webSocketClosed: "websocket_closed"
+        }
+    }
+
     /// Whether the status code validator refused the response: an answer all the same, which an
     /// HTTP cache stores if RFC 9111 allows.
     var isStatusCode: Bool {

@@ -142,6 +142,9 @@ final class StreamReceiver: Sendable {
             }
             buffer.push(chunk)
             task.progress.receivedBody(received)
+            if task.monitors.hasRecorders {
+                task.monitors.request(task, streamedBody: chunk, at: received - chunk.count)
+            }
             return .consumed
         case .completed(let error):
             transportTask[\.self] = nil
@@ -160,7 +163,10 @@ final class StreamReceiver: Sendable {
     /// The task finished: the caller that waits for the stream to open gets the error, or the
     /// open stream ends after what it holds — at once when cancelled.
     func finished(_ outcome: Result<Response, ErrandError>) {
-        let opener = state.withLock { state in
+        let opener = state.withLock { state -> Opener? in
+            // A WebSocket's head that came before its transport task was attached opens the
+            // stream once it is: the caller is told there, even when the task already ended.
+            if case .success = outcome, state.acceptedHead != nil { return nil }
             defer { state.opener = nil }
             return state.opener
         }

@@ -16,11 +16,13 @@ enum OwnerOnlyFile {
     // Every error names the file and the system's reason, after `subject` ("download to …:")
     // when one is given, so that the caller's context needs no rewrapping.
 
-    /// Writes `data` to a temporary file beside `url`, then renames it over `url`.
+    /// Writes `data` to a temporary file beside `url`, then renames it over `url`; `durable`
+    /// makes the bytes reach the disk before the rename, so that not even a power cut leaves an
+    /// empty file in its place.
     /// - Throws: ``ErrandError/fileSystem(_:)``.
-    static func write(_ data: Data, to url: URL, creatingDirectory: Bool = false, subject: String? = nil)
-        throws(ErrandError)
-    {
+    static func write(
+        _ data: Data, to url: URL, creatingDirectory: Bool = false, durable: Bool = false, subject: String? = nil
+    ) throws(ErrandError) {
         if creatingDirectory {
             try createDirectory(url.deletingLastPathComponent(), subject: subject)
         }
@@ -30,6 +32,7 @@ enum OwnerOnlyFile {
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
             try handle.write(contentsOf: data)
+            if durable { try handle.synchronize() }
             try handle.close()
         } catch {
             unlink(temporaryPath)

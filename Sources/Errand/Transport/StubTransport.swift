@@ -80,7 +80,8 @@ public struct StubTransport: Transport {
         let connection = StubSocketConnection(peer: peer)
         let answer = Result { () throws(ErrandError) -> WebSocketAnswer in
             guard let webSocket else {
-                throw WebSocketHandshake.unsupported(by: "a StubTransport made without init(latency:respond:webSocket:)")
+                throw WebSocketHandshake.unsupported(
+                    by: "a StubTransport made without init(latency:respond:webSocket:)")
             }
             return try webSocket(request)
         }

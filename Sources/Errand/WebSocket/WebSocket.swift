@@ -30,7 +30,7 @@ public final class WebSocket: AsyncSequence, Sendable {
         isCompressed = agreement.compression != nil
         let task = stream.task
         var report: WebSocketSession.MessageReport?
-        if task.monitors.recordsWebSocketMessages {
+        if task.monitors.hasRecorders {
             report = { @Sendable message, isSent in
                 task.monitors.request(task, webSocketMessage: message, isSent: isSent)
             }

@@ -209,6 +209,42 @@ struct HARRecorderTests {
         #expect(content.comment == "Truncated from 1000 bytes.")
     }
 
+    @Test func aStreamedBodyIsRecordedAsItWasRead() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let stream = try await agent(recording: recorder).stream(HTTPBinRequest("/lines?count=40&bytes=50"))
+        let read = try await stream.collect(upTo: 1 << 20)
+        let content = try await entry(of: recorder).response.content
+        #expect(content.size == read.count && read.count == 40 * 51)
+        #expect(content.text.map { Data($0.utf8) } == read)
+        #expect(content.comment == nil)
+    }
+
+    @Test func aStreamLeftEarlyIsRecordedWithItsHeadAndWhatArrived() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder()
+        let stream = try await agent(recording: recorder).stream(HTTPBinRequest("/sse/endless"))
+        var chunks = stream.makeAsyncIterator()
+        let first = try #require(try await chunks.next())
+        stream.cancel()
+        let entry = try await entry(of: recorder)
+        #expect(entry.response.status == 200)
+        #expect(entry.response.content.mimeType.hasPrefix("text/event-stream"))
+        #expect(entry.response.content.text?.hasPrefix(String(decoding: first, as: UTF8.self)) == true)
+        #expect(entry.comment?.contains("Failed") == true, "the entry says the exchange did not end by itself")
+    }
+
+    @Test func aStreamedBodyLongerThanTheMaximumKeepsItsStartAndSize() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder(maximumBodySize: 100)
+        let stream = try await agent(recording: recorder).stream(HTTPBinRequest("/lines?count=40&bytes=50"))
+        let read = try await stream.collect(upTo: 1 << 20)
+        let content = try await entry(of: recorder).response.content
+        #expect(content.size == read.count)
+        #expect(content.text.map { Data($0.utf8) } == read.prefix(100))
+        #expect(content.comment == "Truncated from \(read.count) bytes.")
+    }
+
     @Test func aBodyFileIsRecordedUpToTheMaximum() async throws {
         defer { fixture.server.stop() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("errand-har-\(UUID()).txt")

@@ -46,6 +46,9 @@ struct CacheFixture {
     let directory: URL
     let clock = TestClock()
     let baseURL: String
+    /// What the fixture's agents share as their cache, as they share a directory: the disk by
+    /// default, one ``InMemoryCacheStorage`` with `ERRAND_CACHE_STORAGE=memory`.
+    let storage: InMemoryCacheStorage? = InMemoryCacheStorage.isSelected ? InMemoryCacheStorage() : nil
 
     init(baseURL: String? = nil) throws {
         directory = FileManager.default.temporaryDirectory
@@ -60,6 +63,7 @@ struct CacheFixture {
         config.cacheDirectory = directory
         config.callbackQueue = DispatchQueue(label: "errand.cache-tests.callbacks")
         config.cacheClock = { [clock] in clock.now }
+        if let storage { config.cacheStorage = storage }
         return config
     }
 

@@ -3,11 +3,19 @@ import ErrandTestServer
 import Foundation
 import Testing
 
-/// A request that follows HTTP caching, with its own header fields.
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A request that follows HTTP caching, with its own method, header fields and policy.
 struct HTTPCachedRequest: BaseRequest {
     var url: String
+    var method = HTTPMethod.get
     var headers: [String: String] = [:]
     var cacheTimeInSeconds = 0
+    var cachePolicy = CachePolicy.standard
+    var requestAccessories: [any RequestAccessory] = []
+    var responseSerializerType = ResponseSerializerType.json
     var followsHTTPCaching = true
 }
 
@@ -32,6 +40,27 @@ struct HTTPCachingTests {
     /// Requests that reached the server for `name`.
     func sent(_ name: String) -> Int {
         server.receivedRequests(path: "/http-cache/\(name)").count
+    }
+
+    /// A custom `URLRequest` is sent and cached by its own method and URL: the request's `url` and
+    /// `method` play no part, so another request with the same custom URL is answered from the cache.
+    @Test func aCustomURLRequestIsCachedUnderItsOwnURL() async throws {
+        defer { fixture.removeDirectory() }
+        serve("custom", ["Cache-Control": "max-age=100"])
+        struct Custom: BaseRequest {
+            let target: URL
+            let url: String
+            var method: HTTPMethod { .post }
+            var followsHTTPCaching: Bool { true }
+            func buildCustomURLRequest() -> URLRequest? { URLRequest(url: target) }
+        }
+        let target = try #require(URL(string: server.baseURL + "/http-cache/custom"))
+        let agent = fixture.makeAgent()
+        let first = try await agent.response(Custom(target: target, url: "/never-sent"))
+        let second = try await agent.response(Custom(target: target, url: "/nor-this"))
+        #expect(!first.isDataFromCache)
+        #expect(second.isDataFromCache)
+        #expect(sent("custom") == 1)
     }
 
     @Test func aFreshResponseIsServedWithItsAgeUntilMaxAgeThenRevalidated() async throws {
@@ -69,7 +98,25 @@ struct HTTPCachingTests {
         #expect(server.cacheableAnswers("no-cache") == (full: 1, notModified: 1))
     }
 
-    @Test func anotherVariantGoesToTheNetwork() async throws {
+    @Test func aNoCacheListingFieldsKeepsThemOutAndServesTheRestFresh() async throws {
+        defer { fixture.removeDirectory() }
+        serve(
+            "listed",
+            [
+                "Cache-Control": #"max-age=100, no-cache="X-Session, X-Trace""#, "X-Session": "s1", "X-Trace": "t1",
+                "X-Kept": "k",
+            ])
+        let agent = fixture.makeAgent()
+        let request = HTTPCachedRequest(url: "/http-cache/listed")
+        #expect(try await agent.response(request).value(forHeader: "X-Session") == "s1")
+        let hit = try await agent.response(request)
+        #expect(hit.isDataFromCache && !hit.isRevalidated)
+        #expect(hit.value(forHeader: "X-Session") == nil && hit.value(forHeader: "X-Trace") == nil)
+        #expect(hit.value(forHeader: "X-Kept") == "k")
+        #expect(sent("listed") == 1)
+    }
+
+    @Test func eachVariantHasItsOwnEntry() async throws {
         defer { fixture.removeDirectory() }
         serve("vary", ["Cache-Control": "max-age=100", "Vary": "Accept-Language"])
         let agent = fixture.makeAgent()
@@ -78,7 +125,33 @@ struct HTTPCachingTests {
         #expect(try await agent.response(english).isDataFromCache)
         let french = HTTPCachedRequest(url: "/http-cache/vary", headers: ["Accept-Language": "fr"])
         #expect(try await !agent.response(french).isDataFromCache)
-        #expect(sent("vary") == 2)
+        #expect(try await agent.response(french).isDataFromCache)
+        #expect(try await agent.response(english).isDataFromCache, "the French variant did not replace it")
+        let none = HTTPCachedRequest(url: "/http-cache/vary")
+        #expect(try await !agent.response(none).isDataFromCache)
+        #expect(try await agent.response(none).isDataFromCache, "sending no Accept-Language is a variant too")
+        #expect(sent("vary") == 3)
+
+        // Another process finds every variant through the files.
+        await agent.waitForCacheWrites()
+        let restarted = fixture.makeAgent()
+        #expect(try await restarted.response(french).isDataFromCache)
+        #expect(try await restarted.response(english).isDataFromCache)
+        #expect(sent("vary") == 3)
+    }
+
+    @Test func aResponseVaryingOnOtherFieldsStartsTheVariantsAfresh() async throws {
+        defer { fixture.removeDirectory() }
+        serve("revary", ["Cache-Control": "max-age=100", "Vary": "Accept-Language"])
+        let agent = fixture.makeAgent()
+        let english = HTTPCachedRequest(url: "/http-cache/revary", headers: ["Accept-Language": "en", "X-Tier": "1"])
+        _ = try await agent.response(english)
+        serve("revary", ["Cache-Control": "max-age=100", "Vary": "X-Tier"])
+        let tier2 = HTTPCachedRequest(url: "/http-cache/revary", headers: ["Accept-Language": "de", "X-Tier": "2"])
+        _ = try await agent.response(tier2)
+        #expect(try await agent.response(tier2).isDataFromCache)
+        #expect(try await !agent.response(english).isDataFromCache, "stored under the fields the URL varied on before")
+        #expect(sent("revary") == 3)
     }
 
     @Test func theRequestsOwnDirectivesAreHonoured() async throws {
@@ -116,6 +189,15 @@ struct HTTPCachingTests {
         #expect(second.error == .statusCode(404))
         #expect(second.isDataFromCache)
         #expect(sent("gone") == 1)
+
+        // Standing in for a failed network or offline, it is still the 404 it was.
+        fixture.clock.advance(by: 200)
+        server.stop()
+        var fallback = request
+        fallback.cachePolicy = .offlineFallback
+        #expect(await agent.finishedTask(fallback).error == .statusCode(404))
+        agent.config.isOffline = true
+        #expect(await agent.finishedTask(request).error == .statusCode(404))
     }
 
     @Test func theConfigurationDecidesForRequestsThatDoNotSay() async throws {

@@ -39,8 +39,16 @@ struct HTTPStorageRulesTests {
         #expect(Self.mayStore("no-cache"), "no-cache is stored, and revalidated on use")
     }
 
-    @Test func onlyGETAndHEADAndOnlyWholeFinalResponsesAreStored() {
-        #expect(Self.mayStore("max-age=60", method: "head"))
+    @Test func mustUnderstandOverridesNoStoreForAKnownStatusOnly() {
+        #expect(Self.mayStore("max-age=60, no-store, must-understand"))
+        #expect(Self.mayStore("max-age=60, no-store, must-understand", status: 307))
+        #expect(!Self.mayStore("max-age=60, no-store, must-understand", status: 599))
+        #expect(!Self.mayStore("max-age=60, must-understand", status: 599), "an unknown status, even without no-store")
+        #expect(!Self.mayStore("max-age=60, must-understand", requestCacheControl: "no-store"))
+    }
+
+    @Test func onlyGETAndOnlyWholeFinalResponsesAreStored() {
+        #expect(!Self.mayStore("max-age=60", method: "HEAD"), "a HEAD answer only freshens the stored GET")
         #expect(!Self.mayStore("max-age=60", method: "POST"))
         #expect(!Self.mayStore("max-age=60", status: 206))
         #expect(!Self.mayStore("max-age=60", status: 304))
@@ -74,5 +82,28 @@ struct HTTPStorageRulesTests {
         let stored = try #require(HTTPStorageRules.variant(vary: nil, requestHeaders: ["Foo": "1"]))
         #expect(stored.isEmpty)
         #expect(HTTPStorageRules.matches(stored, requestHeaders: [:]))
+    }
+
+    @Test func anUnsafeMethodsSuccessInvalidatesItsURLAndTheLocationsOfItsOrigin() throws {
+        let target = try #require(URL(string: "https://api.example.com/v1/items?page=2"))
+        func uris(_ method: String, _ status: Int = 200, _ headers: [String: String] = [:]) -> [String] {
+            Invalidation.uris(method: method, statusCode: status, targetURI: target, responseHeaders: headers)
+                .map(\.absoluteString)
+        }
+        #expect(uris("GET").isEmpty && uris("HEAD").isEmpty && uris("OPTIONS").isEmpty)
+        #expect(uris("POST", 404).isEmpty && uris("DELETE", 500).isEmpty && uris("PUT", 101).isEmpty)
+        #expect(uris("M-SEARCH", 302) == [target.absoluteString], "an unknown method is unsafe")
+        let named = uris(
+            "POST", 201,
+            [
+                "Location": "items/7", "Content-Location": "https://api.example.com:443/v1/all",
+            ])
+        #expect(
+            named == [
+                target.absoluteString, "https://api.example.com/v1/items/7", "https://api.example.com:443/v1/all",
+            ])
+        #expect(uris("PUT", 200, ["Location": "https://other.example.com/v1/items"]) == [target.absoluteString])
+        #expect(uris("PUT", 200, ["Location": "http://api.example.com/v1/items"]) == [target.absoluteString])
+        #expect(uris("PUT", 200, ["Location": "https://api.example.com:8443/v1/items"]) == [target.absoluteString])
     }
 }

@@ -6,7 +6,7 @@ import Testing
 @testable import Errand
 
 /// An OAuth-style token pair from the loopback server's `/auth` endpoints.
-struct Token: AuthenticationCredential, Equatable {
+struct Token: AuthenticationCredential, Equatable, Codable {
     let access: String
     let refresh: String
     var requiresRefresh: Bool { false }

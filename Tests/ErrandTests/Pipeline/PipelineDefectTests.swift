@@ -145,7 +145,8 @@ struct PipelineDefectTests {
         #expect(FileManager.default.contents(atPath: target) == transport.body)
     }
 
-    @Test func clearingOneFolderKeepsAFolderWhoseNameExtendsIt() async throws {
+    @Test(.disabled(if: InMemoryCacheStorage.isSelected, "reads the cache's files"))
+    func clearingOneFolderKeepsAFolderWhoseNameExtendsIt() async throws {
         let fixture = try CacheFixture(baseURL: "http://example.invalid")
         defer { fixture.removeDirectory() }
         struct AccountFolder: CacheDirPathFilter {

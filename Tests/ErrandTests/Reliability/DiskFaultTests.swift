@@ -59,6 +59,40 @@ struct DiskFaultTests {
         expectFileSystemError(saveCacheError(agent), naming: disk.root.path)
     }
 
+    @Test func anHTTPCachesRevalidationOnAFullDiskStillAnswersAndKeepsTheEntryWhole() async throws {
+        let disk = try await SmallDisk.mount(kibibytes: 256)
+        let cache = disk.root.appendingPathComponent("cache")
+        let body = Data(repeating: UInt8(ascii: "x"), count: 16 << 10)
+        let fields = ["Cache-Control": "max-age=10", "ETag": #""v1""#, "Vary": "Accept-Language"]
+        let agent = NetworkAgent.testing(
+            StubTransport { request in
+                request.headers["If-None-Match"] == nil
+                    ? Response(statusCode: 200, headers: fields, data: body)
+                    : Response(statusCode: 304, headers: ["Cache-Control": "max-age=600", "ETag": #""v1""#])
+            })
+        let clock = TestClock()
+        agent.config.cacheDirectory = cache
+        agent.config.cacheClock = { clock.now }
+        var request = HTTPCachedRequest(url: "/item", headers: ["Accept-Language": "en"])
+        request.responseSerializerType = .data
+        _ = await agent.finishedTask(request)
+        await agent.waitForCacheWrites()
+        try disk.fill()
+        clock.advance(by: 20)
+
+        let revalidated = await agent.finishedTask(request)
+        #expect(revalidated.error == nil)
+        #expect(revalidated.response?.isRevalidated == true)
+        #expect(revalidated.responseData == body)
+        await agent.waitForCacheWrites()
+        // The refreshed entry could not be written: the one before it is still whole on disk.
+        let restarted = NetworkAgent.testing(StubTransport { _ in Response(statusCode: 500) })
+        restarted.config.cacheDirectory = cache
+        let entry = try restarted.loadCache(request, allowingExpired: true)
+        #expect(entry.data == body)
+        #expect(entry.value(forHeader: "Cache-Control") == "max-age=10")
+    }
+
     @Test func aReadOnlyDownloadFolderFailsWithAFileSystemError() async throws {
         let disk = try await SmallDisk.mount(kibibytes: 64, readOnly: true)
         let agent = NetworkAgent.testing(StubTransport { _ in Response(statusCode: 200, data: Data("abc".utf8)) })

@@ -68,7 +68,9 @@ struct DownloadRestartTests {
             // On a busy machine the cancel may land after the last byte: the download is done,
             // and the next round starts a new one.
             if task.error == nil { try FileManager.default.removeItem(atPath: request.resumableDownloadPath ?? "") }
-            #expect(task.error == .cancelled || task.error == nil)
+            #expect(
+                task.error == .cancelled || task.error == nil,
+                "ended with \(task.error.map(String.init(describing:)) ?? "")")
         }
     }
 }

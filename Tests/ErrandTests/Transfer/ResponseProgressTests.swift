@@ -74,7 +74,10 @@ struct ResponseProgressTests {
         let task = await fixture.makeAgent().finishedTask(request)
         #expect(task.error == nil)
         #expect(task.responseData?.count == Self.size)
-        #expect(log.values.count >= 2, "the start and the end at least")
+        // Calls are coalesced: a callback queue slower than the transfer may be handed only the
+        // newest value, the end. That the first value is delivered too, ProgressDeliveryTests
+        // shows with a transport driven by hand.
+        #expect(!log.values.isEmpty)
         Self.expectReachesTotal(log.values)
     }
 

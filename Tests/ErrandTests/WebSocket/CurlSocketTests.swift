@@ -5,7 +5,8 @@ import Testing
 @testable import Errand
 
 /// Connections CurlTransport opens for WebSockets: libcurl connects, the upgrade and frames go
-/// over `curl_easy_send`/`curl_easy_recv`, and the curl thread's poll watches the socket.
+/// over `curl_easy_send`/`curl_easy_recv` (straight over the socket without TLS), and the curl
+/// thread's poll watches the socket.
 @Suite("CurlTransport: WebSocket connections")
 struct CurlSocketTests {
     /// Records a socket's events: its head, the bytes after it, and how it ended.
@@ -141,5 +142,27 @@ struct CurlSocketTests {
         #expect(WebSocketURL.http(URL(string: "ws://a/b?c")!).absoluteString == "http://a/b?c")
         #expect(WebSocketURL.http(URL(string: "WSS://a:8443/")!).absoluteString == "https://a:8443/")
         #expect(WebSocketURL.http(URL(string: "https://a/")!).absoluteString == "https://a/")
+    }
+
+    /// Only a connection with no TLS on it, to the server or to a proxy, is read and written
+    /// straight on its socket: bytes read past OpenSSL would be ciphertext.
+    @Test func onlyAConnectionWithoutTLSIsReadStraightFromItsSocket() {
+        func settings(_ proxy: ProxyConfiguration) -> CurlConnectionSettings {
+            var connection = ConnectionOptions()
+            connection.proxy = proxy
+            return CurlConnectionSettings(connection: connection, sessionLimit: 6, libraryVersion: 0x07_58_01)
+        }
+        let plain = URL(string: "http://127.0.0.1:8080/ws")!
+        let overTLS = URL(string: "https://127.0.0.1:8443/ws")!
+        let unix = URL(string: "http+unix://%2Ftmp%2Fserver.sock/ws")!
+        #expect(settings(.none).isCleartext(toReach: plain))
+        #expect(!settings(.none).isCleartext(toReach: overTLS))
+        #expect(settings(.none).isCleartext(toReach: unix))
+        #expect(settings(.http(URL(string: "http://proxy:3128")!)).isCleartext(toReach: plain))
+        #expect(settings(.socks5(URL(string: "socks5://proxy:1080")!)).isCleartext(toReach: plain))
+        // TLS to the proxy, the tunnel inside it.
+        #expect(!settings(.http(URL(string: "HTTPS://proxy:3129")!)).isCleartext(toReach: plain))
+        #expect(!settings(.http(URL(string: "https://proxy:3129")!)).isCleartext(toReach: overTLS))
+        #expect(settings(.http(URL(string: "https://proxy:3129")!)).isCleartext(toReach: unix))
     }
 }

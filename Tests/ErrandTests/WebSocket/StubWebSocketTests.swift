@@ -165,6 +165,30 @@ struct StubWebSocketTests {
         }
     }
 
+    /// Answers 101 and ends before `send` returns: the head and the end come before the pipeline
+    /// attaches the transport task, as under heavy load a transport's thread may.
+    struct Answers101AtOnce: Transport {
+        func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
+            -> any TransportTask
+        {
+            events(.responseHead(statusCode: 101, headers: ["Upgrade": "websocket", "Connection": "Upgrade"]))
+            events(.completed(nil))
+            return Answers101.Task()
+        }
+    }
+
+    @Test func aHandshakeAnsweredAndEndedBeforeItsTaskIsAttachedStillEnds() async throws {
+        let config = NetworkConfig()
+        config.baseUrl = "https://api.example.com"
+        let agent = NetworkAgent(config: config, transport: Answers101AtOnce())
+        do {
+            _ = try await agent.webSocket(Feed())
+            Issue.record("the handshake succeeded")
+        } catch {
+            #expect("\(error)".contains("CurlTransport"))
+        }
+    }
+
     @Test func aStubWithoutAWebSocketResponderSaysHowToMakeOne() async throws {
         let config = NetworkConfig()
         config.baseUrl = "https://api.example.com"

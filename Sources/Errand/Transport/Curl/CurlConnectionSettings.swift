@@ -76,6 +76,23 @@ struct CurlConnectionSettings: Sendable {
         }
     }
 
+    /// Whether a connection to `url` (`http`, `https` or `http+unix`, as libcurl is given it)
+    /// carries no TLS, to the server or to a proxy, so that its socket can be read and written
+    /// directly. The environment's proxy is judged as libcurl picks it for `http`; a host that
+    /// `no_proxy` exempts from a TLS proxy only keeps libcurl's way.
+    func isCleartext(toReach url: URL) -> Bool {
+        if UnixSocketURL(url) != nil { return true }
+        guard url.scheme?.lowercased() == "http" else { return false }
+        let proxy = proxy ?? ["http_proxy", "all_proxy", "ALL_PROXY"].lazy.compactMap(Self.environmentValue).first
+        return !(proxy ?? "").lowercased().hasPrefix("https:")
+    }
+
+    /// A variable of the environment, as it is now; `nil` when unset or empty, as libcurl takes it.
+    private static func environmentValue(_ name: String) -> String? {
+        guard let value = getenv(name), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
     private static func proxyURL(_ url: URL, schemes: Set<String>, as scheme: String?) throws(ErrandError) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
             let given = components.scheme?.lowercased(), schemes.contains(given),

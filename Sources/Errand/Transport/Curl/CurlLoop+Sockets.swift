@@ -22,7 +22,9 @@ extension CurlLoop {
             resolveList.map(errand_curl_slist_free_all)
             return
         }
-        let socket = CurlSocket(opening, easy: easy, resolveList: resolveList)
+        let socket = CurlSocket(
+            opening, easy: easy, resolveList: resolveList,
+            isCleartext: connection.isCleartext(toReach: opening.request.url))
         sockets[socket.id] = socket
         socketsByHandle[easy] = socket
         connectingSockets.insert(socket.id)

@@ -4,8 +4,9 @@ import Foundation
 
 /// A connection upgraded for a WebSocket, on the curl thread. libcurl connects it
 /// (`CURLOPT_CONNECT_ONLY`: DNS, a proxy tunnel, TLS, HTTP/1.1 only); this then writes the
-/// upgrade request, reads the answer's head, and moves bytes both ways with `curl_easy_send` and
-/// `curl_easy_recv` whenever the loop's poll finds the socket ready.
+/// upgrade request, reads the answer's head, and moves bytes both ways whenever the loop's poll
+/// finds the socket ready: with `curl_easy_send` and `curl_easy_recv` over TLS, and straight on
+/// the socket without (see ``isCleartext``).
 ///
 /// What it reads reaches the consumer through the mailbox as a response does — the head, then
 /// body chunks — so a consumer that falls behind pauses the reading as it pauses a download, and
@@ -58,6 +59,10 @@ final class CurlSocket {
     let url: URL
     /// The host overrides libcurl reads while connecting; freed with the socket.
     let resolveList: UnsafeMutableRawPointer?
+    /// No TLS on the connection, to the server or a proxy: its bytes go straight through the
+    /// socket. libcurl 7.x walks every open connection to find this one on each send and
+    /// receive: with a thousand sockets open, a third of the curl thread's time.
+    private let isCleartext: Bool
     /// The socket to poll; -1 until connected.
     private(set) var descriptor: Int32 = -1
     /// Whether the loop queued it to pump this turn: it became ready, or has new writes, a
@@ -76,10 +81,11 @@ final class CurlSocket {
     /// peer does meanwhile (a peer answering a close frame closes the connection at once).
     private var pendingEnd: ErrandError??
 
-    init(_ opening: Opening, easy: UnsafeMutableRawPointer, resolveList: UnsafeMutableRawPointer?) {
+    init(_ opening: Opening, easy: UnsafeMutableRawPointer, resolveList: UnsafeMutableRawPointer?, isCleartext: Bool) {
         id = opening.id
         self.easy = easy
         self.resolveList = resolveList
+        self.isCleartext = isCleartext
         mailbox = opening.mailbox
         // Errors name the address the app asked for, not the one libcurl was given.
         url = WebSocketURL.webSocket(opening.request.url)
@@ -167,8 +173,7 @@ final class CurlSocket {
         while !writes.isEmpty {
             var sent = 0
             let result = writes[0].bytes.withUnsafeBytes { bytes in
-                errand_curl_easy_send(
-                    easy, bytes.baseAddress.map { $0 + writes[0].sent }, bytes.count - writes[0].sent, &sent)
+                send(UnsafeRawBufferPointer(rebasing: bytes[writes[0].sent...]), sent: &sent)
             }
             if result == ERRAND_CURLE_AGAIN { return .alive }
             if let error = CurlErrorMapping.error(for: result, url: url) { return .ended(error) }
@@ -188,13 +193,27 @@ final class CurlSocket {
         // Until CURLE_AGAIN: TLS may hold decrypted bytes that no poll would report.
         while declined == nil {
             var count = 0
-            let result = buffer.withUnsafeMutableBytes { errand_curl_easy_recv(easy, $0.baseAddress, $0.count, &count) }
+            let result = buffer.withUnsafeMutableBytes { receive(into: $0, received: &count) }
             if result == ERRAND_CURLE_AGAIN { return .alive }
             if let error = CurlErrorMapping.error(for: result, url: url) { return .ended(error) }
             guard count > 0 else { return endOfStream() }
             if case .ended(let error) = take(Data(buffer[..<count]), batch: batch) { return .ended(error) }
         }
         return .alive
+    }
+
+    /// Sends what it can of `bytes` (a `CURLE_*` result).
+    private func send(_ bytes: UnsafeRawBufferPointer, sent: inout Int) -> Int32 {
+        isCleartext
+            ? errand_socket_send(descriptor, bytes.baseAddress, bytes.count, &sent)
+            : errand_curl_easy_send(easy, bytes.baseAddress, bytes.count, &sent)
+    }
+
+    /// Reads what is there into `buffer` (a `CURLE_*` result; 0 bytes when the peer closed).
+    private func receive(into buffer: UnsafeMutableRawBufferPointer, received: inout Int) -> Int32 {
+        isCleartext
+            ? errand_socket_recv(descriptor, buffer.baseAddress, buffer.count, &received)
+            : errand_curl_easy_recv(easy, buffer.baseAddress, buffer.count, &received)
     }
 
     /// The peer closed the connection.
