@@ -4,11 +4,14 @@ import Testing
 
 /// A transport the test drives by hand: it records what was sent and completes when told.
 final class ManualTransport: Transport, @unchecked Sendable {  // Sendable because `condition` guards `sent`.
-    final class Sent: @unchecked Sendable {  // Sendable because `lock` guards `cancelled`.
+    final class Sent: @unchecked Sendable {  // Sendable because `lock` guards `_cancelled` and `_ended`.
         let request: TransportRequest
         let events: @Sendable (TransportEvent) -> Void
-        private let lock = NSLock()
+        /// Recursive: a completion it delivers may cancel the task on the same thread.
+        private let lock = NSRecursiveLock()
         private var _cancelled = false
+        /// Whether a completion was delivered by ``cancel()`` or ``respondOnce(body:)``.
+        private var _ended = false
 
         init(request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void) {
             self.request = request
@@ -21,10 +24,15 @@ final class ManualTransport: Transport, @unchecked Sendable {  // Sendable becau
             return _cancelled
         }
 
-        func markCancelled() {
+        /// Marks the request cancelled and completes it with `.cancelled`, unless it had ended.
+        func cancel() {
             lock.lock()
+            defer { lock.unlock() }
+            guard !_cancelled else { return }
             _cancelled = true
-            lock.unlock()
+            guard !_ended else { return }
+            _ended = true
+            events(.completed(.cancelled))
         }
 
         /// Delivers a whole response, as a real transport would.
@@ -33,15 +41,24 @@ final class ManualTransport: Transport, @unchecked Sendable {  // Sendable becau
             events(.body(Data(body.utf8)))
             events(.completed(nil))
         }
+
+        /// Delivers a whole response unless ``cancel()`` ended the request first, and keeps a cancel
+        /// from another thread out until it is delivered: one completion, as a real transport gives.
+        func respondOnce(body: String) {
+            lock.lock()
+            defer { lock.unlock() }
+            let response: [TransportEvent] = [.responseHead(statusCode: 200, headers: [:]), .body(Data(body.utf8))]
+            for event in response + [.completed(nil)] {
+                guard !_ended else { return }
+                if case .completed = event { _ended = true }
+                events(event)
+            }
+        }
     }
 
     private struct Handle: TransportTask {
         let sent: Sent
-        func cancel() {
-            guard !sent.cancelled else { return }
-            sent.markCancelled()
-            sent.events(.completed(.cancelled))
-        }
+        func cancel() { sent.cancel() }
     }
 
     private let condition = NSCondition()

@@ -127,7 +127,8 @@ public final class RequestTask: Sendable {
             let transportStop = closing ?? state.transportTask.map { task -> @Sendable () -> Void in { task.cancel() } }
             let stops = [transportStop, state.pendingWork].compactMap { $0 }
             state.pendingWork = nil
-            return (stops, !(state.download != nil && state.attemptInFlight) && closing == nil)
+            let downloadIsBusy = state.download != nil && (state.attemptInFlight || state.isConcluding)
+            return (stops, !downloadIsBusy && closing == nil)
         }
         guard let cancelled else { return }
         cancelled.stops.forEach { $0() }
@@ -135,43 +136,6 @@ public final class RequestTask: Sendable {
     }
 
     // MARK: Driven by the agent
-
-    enum Phase { case created, started, finished }
-
-    private struct State {
-        var completion: TaskCompletion?
-        var accessories: [any RequestAccessory]
-        var tag = 0
-        var userInfo: [String: any Sendable] = [:]
-        var phase = Phase.created
-        var isCancelled = false
-        /// The request as built, before interceptors adapt it.
-        var builtRequest: TransportRequest?
-        var sentRequest: TransportRequest?
-        var attempt = 0
-        /// From sending an attempt until its response is complete.
-        var attemptInFlight = false
-        var transportTask: (any TransportTask)?
-        /// Stops what the task waits for between attempts: an adapt, a retry decision, a backoff.
-        var pendingWork: (@Sendable () -> Void)?
-        var head: (statusCode: Int, headers: [String: String])?
-        var body = Data()
-        var response: Response?
-        var metrics: TransportMetrics?
-        var error: ErrandError?
-        var startTime = DispatchTime.now()
-        var deliveryPredecessor: DispatchGroup?
-        var waiters: [CheckedContinuation<Result<Response, ErrandError>, Never>] = []
-        var download: DownloadReceiver?
-        var stream: StreamReceiver?
-        var bodyFiles = TemporaryBodyFiles()
-
-        var outcome: Result<Response, ErrandError> {
-            if let error { return .failure(error) }
-            if let response { return .success(response) }
-            return .failure(.cancelled)
-        }
-    }
 
     var accessories: [any RequestAccessory] { state[\.accessories] }
     /// The response or the error, once finished; `.cancelled` before.
@@ -291,22 +255,34 @@ public final class RequestTask: Sendable {
         return recorded
     }
 
-    /// Ends `attempt` and returns the response it received, if a head arrived; the task shows
-    /// it as ``response`` until it finishes.
-    func endAttempt(_ attempt: Int) -> Response? {
-        let (received, reports) = state.withLock { state -> (Response?, Bool) in
-            guard state.attempt == attempt else { return (nil, false) }
+    /// Ends `attempt` and returns the response it received, if a head arrived — the task shows
+    /// it as ``response`` until it finishes — and whether the task was cancelled. With
+    /// `concluding`, a download's cancel until ``concluded()`` leaves finishing it to the
+    /// pipeline, which alone knows when the partial file is let go.
+    func endAttempt(_ attempt: Int, concluding: Bool = false) -> (response: Response?, isCancelled: Bool) {
+        let (received, reports, isCancelled) = state.withLock { state -> (Response?, Bool, Bool) in
+            guard state.attempt == attempt else { return (nil, false, state.isCancelled) }
             state.attemptInFlight = false
+            state.isConcluding = concluding && state.download != nil
             state.transportTask = nil
             let received = state.head.map { Response(statusCode: $0.statusCode, headers: $0.headers, data: state.body) }
             state.head = nil
             state.body = Data()
             state.response = received
             // A download and a stream report their bodies' progress themselves.
-            return (received, state.download == nil && state.stream == nil)
+            return (received, state.download == nil && state.stream == nil, state.isCancelled)
         }
         if reports, let received { progress.receivedBody(received.data.count, isComplete: true) }
-        return received
+        return (received, isCancelled)
+    }
+
+    /// Ends what ``endAttempt(_:concluding:)`` began; `true` when the task was cancelled before
+    /// or meanwhile, so that the pipeline finishes it as cancelled.
+    func concluded() -> Bool {
+        state.withLock { state in
+            defer { state.isConcluding = false }
+            return state.isConcluding && state.isCancelled
+        }
     }
 
     /// Starts what the task waits for between attempts — an adapt, a retry decision, a back-off —

@@ -226,8 +226,10 @@ final class RequestPipeline: Sendable {
                 scheduler.release(task)
                 requeue(task, plan, request, response: nil)
             case .fail(let error):
-                task.abandon(attempt)
+                // The file is let go before the attempt ends: a cancel until then does not finish the
+                // task, whose download target the next start may claim.
                 download?.suspend()
+                task.abandon(attempt)
                 failAttempt(task, error)
             }
         }
@@ -245,7 +247,8 @@ final class RequestPipeline: Sendable {
         transportError: ErrandError?
     ) {
         scheduler.release(task)
-        var response = task.endAttempt(attempt)
+        let ended = task.endAttempt(attempt, concluding: true)
+        var response = ended.response
         if let revalidation = plan.revalidation, let notModified = response, notModified.statusCode == 304 {
             response = revalidation.refreshed(by: notModified)
         }
@@ -253,11 +256,13 @@ final class RequestPipeline: Sendable {
         // meanwhile is still cancelled, and its partial, complete or not, is kept for the next start.
         let bodyIsHandedOff = task.download?.isWriting ?? task.stream?.isStreaming ?? false
         var error =
-            (task.isCancelled ? .cancelled : transportError) ?? response.map {
+            (ended.isCancelled ? .cancelled : transportError) ?? response.map {
                 ResponseValidator.validate($0, by: plan.rules, url: request.url, bodyIsHandedOff: bodyIsHandedOff)
             } ?? .transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: request.url]))
         if let download = task.download {
             (response, error) = download.conclude(response, error: error)
+            // A cancel while the file was concluded did not finish the task: it ends here.
+            if task.concluded() { error = .cancelled }
         }
         // A stream's body was its consumer's: nothing is left for interceptors to judge, and
         // once a byte was handed out, sending again would hand it out twice.

@@ -52,6 +52,27 @@ struct DownloadRestartTests {
         }
     }
 
+    /// A cancel that lands as the response ends, while the pipeline concludes the file: the task
+    /// must not end before the file is let go, or that conclusion moves the next start's partial.
+    @Test func aCancelAsTheResponseEndsLetsGoOfTheFileBeforeTheTaskEnds() async throws {
+        let transport = ManualTransport()
+        let agent = NetworkAgent.testing(transport)
+        let request = DownloadRequest(url: "/file.bin", resumableDownloadPath: Self.target())
+        for round in 1...Self.rounds {
+            guard let task = Self.start(request, on: agent) else { return }
+            let sent = try #require(await transport.sent(count: round)?.last)
+            let body = "round \(round)"
+            DispatchQueue.global().async { sent.respondOnce(body: body) }
+            DispatchQueue.global().async { task.cancel() }
+            _ = try? await task.value
+            #expect(task.error == nil || task.error == .cancelled, "round \(round): \(String(describing: task.error))")
+            if task.error == nil {
+                let file = try #require(task.response?.fileURL)
+                #expect(try String(contentsOf: file, encoding: .utf8) == body)
+            }
+        }
+    }
+
     @Test func aRestartOverHTTPWhenTheProgressStreamEndedFindsTheFileFree() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }

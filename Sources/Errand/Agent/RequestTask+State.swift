@@ -1,0 +1,45 @@
+import Dispatch
+import Foundation
+
+extension RequestTask {
+    /// Where a task is in its life; it goes through each once, in order.
+    enum Phase { case created, started, finished }
+
+    /// Everything a task holds under its one lock.
+    struct State {
+        var completion: TaskCompletion?
+        var accessories: [any RequestAccessory]
+        var tag = 0
+        var userInfo: [String: any Sendable] = [:]
+        var phase = Phase.created
+        var isCancelled = false
+        /// The request as built, before interceptors adapt it.
+        var builtRequest: TransportRequest?
+        var sentRequest: TransportRequest?
+        var attempt = 0
+        /// From sending an attempt until its response is complete.
+        var attemptInFlight = false
+        /// From a download's last event until the pipeline has let go of its file.
+        var isConcluding = false
+        var transportTask: (any TransportTask)?
+        /// Stops what the task waits for between attempts: an adapt, a retry decision, a backoff.
+        var pendingWork: (@Sendable () -> Void)?
+        var head: (statusCode: Int, headers: [String: String])?
+        var body = Data()
+        var response: Response?
+        var metrics: TransportMetrics?
+        var error: ErrandError?
+        var startTime = DispatchTime.now()
+        var deliveryPredecessor: DispatchGroup?
+        var waiters: [CheckedContinuation<Result<Response, ErrandError>, Never>] = []
+        var download: DownloadReceiver?
+        var stream: StreamReceiver?
+        var bodyFiles = TemporaryBodyFiles()
+
+        var outcome: Result<Response, ErrandError> {
+            if let error { return .failure(error) }
+            if let response { return .success(response) }
+            return .failure(.cancelled)
+        }
+    }
+}
