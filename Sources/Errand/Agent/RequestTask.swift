@@ -117,8 +117,9 @@ public final class RequestTask: Sendable {
 
     /// Stops the task. Its failure callback runs with ``ErrandError/cancelled`` unless it had already finished;
     /// calling `cancel()` again does nothing. A wait between attempts ends at once; a download on the wire ends
-    /// once the transport has stopped, so that the partial file it keeps holds every byte received. An open
-    /// ``WebSocket``'s task closes the socket with 1001 (going away) and finishes after the closing handshake.
+    /// once the transport has stopped and its file is let go, so that the partial it keeps holds every byte
+    /// received and a restart finds the file free. An open ``WebSocket``'s task closes the socket with 1001
+    /// (going away) and finishes after the closing handshake.
     public func cancel() {
         let closing = stream?.closing
         let cancelled = state.withLock { state -> (stops: [@Sendable () -> Void], finishesNow: Bool)? in
