@@ -227,8 +227,9 @@ struct DownloadTests {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
         let target = fixture.path("slow.bin")
-        // Eight seconds of body at 1 MB/s; the deadline leaves a loaded machine seconds to start it.
-        var request = DownloadRequest(url: "/download/\(8 << 20)?rate=1000000", resumableDownloadPath: target)
+        // Half a minute of body at 1 MB/s: a suite run under URLSession once saw the 5 s deadline
+        // fire after eight seconds of body had all arrived.
+        var request = DownloadRequest(url: "/download/\(32 << 20)?rate=1000000", resumableDownloadPath: target)
         request.timeoutIntervalForResource = 5
         let task = await fixture.makeAgent().finishedTask(request)
         #expect(task.error == .timedOut)
