@@ -13,11 +13,11 @@ enum DebugLog {
                     "[Errand] \(type(of: task.request)) → \(response.statusCode) from the cache, \(duration), \(response.data.count) bytes"
             }
             return
-                "[Errand] \(type(of: task.request)) not sent: \(oneLine(task.error.map(String.init(describing:)) ?? "unknown")) (\(duration))"
+                "[Errand] \(type(of: task.request)) not sent: \(oneLine(task.error.map(describe) ?? "unknown")) (\(duration))"
         }
         let target = "\(request.method) \(Redactor.url(request.url))"
         let status = task.response.map { "\($0.statusCode)" } ?? "no response"
-        let outcome = task.error.map { ", failed: \(oneLine(String(describing: $0)))\(waitNote(task))" } ?? ""
+        let outcome = task.error.map { ", failed: \(oneLine(describe($0)))\(waitNote(task))" } ?? ""
         return "[Errand] \(target) → \(status)\(outcome), \(duration), \(bytes(of: task)) bytes"
     }
 
@@ -37,6 +37,12 @@ enum DebugLog {
         guard let file = response.fileURL else { return response.data.count }
         let size = try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
         return size?.intValue ?? 0
+    }
+
+    /// `error`'s description with the URLs it names masked: a transport error quotes the URL
+    /// that failed, query and all.
+    private static func describe(_ error: ErrandError) -> String {
+        Redaction.credentials.text(error.description)
     }
 
     /// `text` with its line breaks as spaces: an error quoting a multi-line body keeps the log at

@@ -86,6 +86,13 @@ extension Redaction {
         self.url(string: url.absoluteString)
     }
 
+    /// `text` — an error's description, a message — with every URL in it masked as ``url(_:)``
+    /// masks one: an ``ErrandError`` names the URL that failed, query and all.
+    public func text(_ text: String) -> String {
+        var masked: [String] = []
+        return maskingURLs(in: text, masked: &masked)
+    }
+
     /// A URL, absolute or relative (a `Location` value), with its user information and masked
     /// query items' values replaced (see ``url(string:masked:)``).
     func url(string: String) -> String {

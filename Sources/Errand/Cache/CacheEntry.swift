@@ -92,15 +92,17 @@ package struct CacheEntry: Sendable {
             details: (try? encoder.encode(details)) ?? Data())
     }
 
-    /// The entry a storage handed back; `nil` when its details are not ones Errand wrote.
-    init?(cached: CachedEntry) {
+    /// The entry a storage handed back; `nil` when its details are not ones Errand wrote. The
+    /// body's checksum is the one stored with the details unless `hashingBody`: for a body that
+    /// may not be the one Errand gave.
+    init?(cached: CachedEntry, hashingBody: Bool = false) {
         guard let details = try? JSONDecoder().decode(Details.self, from: cached.details) else { return nil }
         metadata = Metadata(
             identityHash: details.identityHash, statusCode: cached.statusCode, headers: cached.headers,
             storedAt: cached.storedAt.timeIntervalSince1970, cacheVersion: cached.cacheVersion,
             sensitiveDataHash: cached.sensitiveDataHash, appVersion: cached.appVersion, bodyLength: cached.body.count,
-            bodyHash: details.bodyHash, requestTime: details.requestTime, variant: details.variant,
-            variants: details.variants)
+            bodyHash: hashingBody ? Self.hash(of: cached.body) : details.bodyHash, requestTime: details.requestTime,
+            variant: details.variant, variants: details.variants)
         body = cached.body
     }
 

@@ -85,7 +85,8 @@ public final class DiskCacheStorage: CacheStorage {
     /// Writes `entry` to `key`'s file, then evicts what its folder's size limit requires.
     /// - Throws: ``ErrandError/fileSystem(_:)`` when it cannot be written.
     public func store(_ entry: CachedEntry, for key: String) throws(ErrandError) {
-        guard let stored = CacheEntry(cached: entry) else {
+        // A wrapping storage may have changed the body (encrypted it): its checksum is made anew.
+        guard let stored = CacheEntry(cached: entry, hashingBody: true) else {
             throw .serialization("the cache entry for \(key) has details Errand did not write")
         }
         try store(stored, for: key)

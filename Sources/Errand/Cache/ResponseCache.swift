@@ -260,7 +260,9 @@ final class ResponseCache: Sendable {
     /// it has no body to serve a `GET`.
     private func freshen(with head: Response, _ settings: CacheSettings, sentAt: Date?) {
         guard head.statusCode == 200, case (.found(let described), let key)? = storedVariant(settings, readsDisk: true),
-            HTTPStorageRules.matches(described.metadata.variant ?? [:], requestHeaders: settings.requestHeaders)
+            HTTPStorageRules.matches(described.metadata.variant ?? [:], requestHeaders: settings.requestHeaders),
+            // Another version's or account's entry is not this request's to relabel.
+            mismatch(of: described.metadata, for: settings) == nil
         else { return }
         let stored = described.response(isStale: false, age: 0)
         guard Revalidation.describesSameBody(head, as: stored) else { return forget(key) }

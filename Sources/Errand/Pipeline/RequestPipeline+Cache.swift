@@ -53,7 +53,9 @@ extension RequestPipeline {
     /// ``CachePolicy/offlineFallback`` or an expired one its uses allow; in place of a `500`,
     /// `502`, `503` or `504`, an expired one within the server's `stale-if-error` (RFC 5861 §4).
     func staleFallback(_ settings: CacheSettings?, response: Response?, error: ErrandError?) -> Response? {
-        guard let settings else { return nil }
+        // Only the policy or the server's directives let an entry answer for a failure: for the
+        // rest, a failure reads no cache.
+        guard let settings, settings.policy == .offlineFallback || settings.followsHTTPCaching else { return nil }
         let needed: StaleUse
         if error?.isNetworkFailure == true {
             needed = .onNetworkFailure

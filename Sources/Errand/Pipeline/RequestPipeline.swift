@@ -50,7 +50,9 @@ final class RequestPipeline: Sendable {
     /// Runs `task` from a valid cached entry when `readsCache` finds one; else from the network, asking about `stale`.
     func start(_ task: RequestTask, readsCache: Bool, revalidating stale: Response? = nil) {
         scheduler.register(task)
-        task.accessories.forEach { $0.requestWillStart(task) }
+        // A task cancelled before it started was told of its stop then: a start now would open
+        // what nothing closes (a batch cancels the members it has not started yet).
+        if !task.isCancelled { task.accessories.forEach { $0.requestWillStart(task) } }
         // Cancelled already: finishing could not yet unregister it.
         guard task.start() else { return scheduler.finish(task) }
         task.monitors.requestDidStart(task)
@@ -125,7 +127,9 @@ final class RequestPipeline: Sendable {
     /// Finishes a task that was never sent with a cached response, accessories and all.
     func serve(_ task: RequestTask, from response: Response) {
         scheduler.register(task)
-        task.accessories.forEach { $0.requestWillStart(task) }
+        // A task cancelled before it started was told of its stop then: a start now would open
+        // what nothing closes (a batch cancels the members it has not started yet).
+        if !task.isCancelled { task.accessories.forEach { $0.requestWillStart(task) } }
         _ = task.start()
         task.monitors.requestDidStart(task)
         serveCached(task, response)

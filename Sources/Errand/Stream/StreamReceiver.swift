@@ -142,7 +142,8 @@ final class StreamReceiver: Sendable {
             }
             buffer.push(chunk)
             task.progress.receivedBody(received)
-            if task.monitors.hasRecorders {
+            // A socket's bytes are frames: recorders get its messages, masked, from the socket.
+            if task.monitors.hasRecorders, !upgradesToWebSocket {
                 task.monitors.request(task, streamedBody: chunk, at: received - chunk.count)
             }
             return .consumed

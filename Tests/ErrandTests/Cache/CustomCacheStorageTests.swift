@@ -113,4 +113,21 @@ struct CustomCacheStorageTests {
         disk.removeAll(under: "folder")
         #expect(try disk.entry(for: "folder/entry.cache") == nil)
     }
+
+    /// What the disk storage's documentation suggests: a wrapper that stores its own body (here
+    /// every byte inverted, as an encryption would change it) reads it back intact.
+    @Test func aWrapperThatChangesTheBodyReadsItBack() throws {
+        defer { fixture.removeDirectory() }
+        let disk = DiskCacheStorage(directory: fixture.directory, sizeLimit: 0)
+        var entry = CacheEntry(
+            response: Response(statusCode: 200, data: Data("body".utf8)),
+            key: try CacheKey(request: CachedRequest(), config: fixture.makeConfig()),
+            settings: try #require(try CacheSettings(request: CachedRequest(), config: fixture.makeConfig())),
+            appVersion: "1.0", storedAt: Date(timeIntervalSince1970: 1_800_000_000)
+        ).cached
+        entry.body = Data(entry.body.map { ~$0 })
+        try disk.store(entry, for: "folder/sealed.cache")
+        let read = try #require(try disk.entry(for: "folder/sealed.cache"))
+        #expect(Data(read.body.map { ~$0 }) == Data("body".utf8))
+    }
 }

@@ -67,6 +67,18 @@ struct DescriptionRedactionTests {
         #expect(!line.contains("tok-999"))
     }
 
+    @Test func aTransportErrorsURLIsMaskedInTheDebugLogLine() async throws {
+        let (task, transport) = await finishedTask(Search(), respond: false)
+        let sent = try #require(transport.sent.first)
+        let failure = URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: sent.request.url])
+        sent.events(.completed(.transport(failure)))
+        _ = try? await task.value
+        #expect(task.error.map(String.init(describing:))?.contains("tok-999") == true, "the error names the URL")
+        let line = DebugLog.line(for: task)
+        #expect(line.contains("failed: Transport error") && line.contains("access_token=<redacted>"))
+        #expect(!line.contains("tok-999"))
+    }
+
     @Test func redactorKnowsTokenLikeNames() {
         for name in [
             "token", "access_token", "Authorization", "Cookie", "Set-Cookie", "password", "client_secret", "X-Api-Key",

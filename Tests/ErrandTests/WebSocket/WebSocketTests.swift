@@ -49,6 +49,27 @@ struct WebSocketTests {
         await #expect(throws: ErrandError.self) { try await socket.send("late") }
     }
 
+    /// The socket's bytes are frames: its entry holds its messages, masked, and no body of frames.
+    @Test func aRecordedSocketKeepsItsMessagesNotItsFrames() async throws {
+        defer { fixture.server.stop() }
+        let recorder = HARRecorder(redaction: .default.adding(jsonFields: ["password"]))
+        fixture.config.addEventMonitor(recorder)
+        let socket = try await fixture.makeAgent(transport: CurlTransport()).webSocket(Echo(query: "?deflate=0"))
+        try await socket.send(#"{"password":"hunter2"}"#)
+        var iterator = socket.makeAsyncIterator()
+        #expect(try await iterator.next() == .text(#"{"password":"hunter2"}"#))
+        await socket.close()
+        _ = try await socket.task.value
+
+        let har = try JSONSerialization.jsonObject(with: recorder.harData()) as? [String: Any]
+        let entries = try #require((har?["log"] as? [String: Any])?["entries"] as? [[String: Any]])
+        let entry = try #require(entries.first)
+        #expect((entry["_webSocketMessages"] as? [Any])?.count == 2)
+        let content = (entry["response"] as? [String: Any])?["content"] as? [String: Any]
+        #expect((content?["size"] as? Int ?? 0) == 0, "no frames as the 101's body")
+        #expect(!String(decoding: recorder.harData(), as: UTF8.self).contains("hunter2"))
+    }
+
     @Test(arguments: [true, false])
     func messagesOfEverySizeRoundTripWithAndWithoutCompression(compresses: Bool) async throws {
         defer { fixture.server.stop() }

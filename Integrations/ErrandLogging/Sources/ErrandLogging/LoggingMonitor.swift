@@ -8,7 +8,8 @@ import Logging
 ///
 /// Each line carries the request's method and URL, and the end its status, duration, attempt
 /// count, error and whether the cache answered, as metadata. Header fields and bodies are never
-/// logged; the URL's user information is always masked, and the query items `redaction` names.
+/// logged; the URL's user information is always masked, and the query items `redaction` names,
+/// in the URL and in the URLs an error quotes.
 ///
 /// ```swift
 /// NetworkConfig.shared.addEventMonitor(LoggingMonitor(logger: Logger(label: "api")))
@@ -35,7 +36,7 @@ public final class LoggingMonitor: EventMonitor, @unchecked Sendable {  // `lock
         guard willRetry else { return }
         var metadata = requestMetadata(task)
         metadata["errand.attempt"] = "\(task.attemptCount)"
-        metadata["errand.error"] = "\(error)"
+        metadata["errand.error"] = "\(redaction.text(error.description))"
         logger.notice("request attempt failed, retrying", metadata: metadata)
     }
 
@@ -52,7 +53,7 @@ public final class LoggingMonitor: EventMonitor, @unchecked Sendable {  // `lock
         case .success:
             logger.info("request finished", metadata: metadata)
         case .failure(let error):
-            metadata["errand.error"] = "\(error)"
+            metadata["errand.error"] = "\(redaction.text(error.description))"
             logger.warning("request failed", metadata: metadata)
         }
     }

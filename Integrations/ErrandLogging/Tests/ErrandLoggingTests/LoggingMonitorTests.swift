@@ -25,8 +25,12 @@ struct LoggingMonitorTests {
             LoggingMonitor(logger: Logger(label: "api") { _ in CapturingLogHandler(records: records) }))
         return NetworkAgent(
             config: config,
-            transport: StubTransport { request in
-                request.url.path == "/broken"
+            transport: StubTransport { request throws(ErrandError) in
+                if request.url.path == "/unreachable" {
+                    let failure = URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
+                    throw .transport(failure)
+                }
+                return request.url.path == "/broken"
                     ? Response(statusCode: 503) : Response(statusCode: 200, data: Data("{}".utf8))
             })
     }
@@ -56,6 +60,15 @@ struct LoggingMonitorTests {
         #expect(lines[1].message == "request failed")
         #expect(lines[1].metadata["http.response.status_code"] == "503")
         #expect(lines[1].metadata["errand.error"]?.contains("503") == true)
+    }
+
+    @Test func anErrorQuotingTheURLHasItMasked() async throws {
+        let agent = makeAgent()
+        _ = try? await agent.response(Request(url: "/unreachable?access_token=s3cret"))
+        let lines = try await records.waitFor(count: 2)
+
+        #expect(lines[1].metadata["errand.error"]?.contains("access_token=<redacted>") == true)
+        #expect(!lines.contains { "\($0)".contains("s3cret") })
     }
 
     @Test func aCachedAnswerSaysSo() async throws {

@@ -77,7 +77,8 @@ final class SpanTable: @unchecked Sendable {  // `lock` guards `spans`.
         if let status = task.response?.statusCode { span.attributes["http.response.status_code"] = status }
         if let error = task.error {
             span.attributes["error.type"] = error.typeName
-            span.recordError(error)
+            // Its description quotes the URL that failed: masked as `url.full` is.
+            span.recordError(MaskedError(description: redaction.text(error.description)))
             span.setStatus(SpanStatus(code: .error))
         }
         span.end()
@@ -124,4 +125,9 @@ struct HeaderInjector: Injector {
     func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
         carrier[key] = value
     }
+}
+
+/// An ``ErrandError`` as a span records it, with the URLs its description quotes masked.
+struct MaskedError: Error, CustomStringConvertible {
+    let description: String
 }

@@ -24,8 +24,12 @@ struct RequestTracingTests {
         config.addTracing(tracer: tracer)
         return NetworkAgent(
             config: config,
-            transport: StubTransport { [sent] request in
+            transport: StubTransport { [sent] request throws(ErrandError) in
                 sent.withLock { $0.append(request) }
+                if request.url.path == "/unreachable" {
+                    let failure = URLError(.cannotConnectToHost, userInfo: [NSURLErrorFailingURLErrorKey: request.url])
+                    throw .transport(failure)
+                }
                 return request.url.path == "/broken" ? Response(statusCode: 503) : Response(statusCode: 200)
             })
     }
@@ -68,6 +72,15 @@ struct RequestTracingTests {
         #expect(span.status?.code == .error)
         #expect(span.errors.count == 1)
         #expect(sent.withLock { $0.count } == 2)
+    }
+
+    @Test func anErrorQuotingTheURLIsRecordedWithItMasked() async throws {
+        _ = try? await makeAgent().response(Request(url: "/unreachable?access_token=s3cret"))
+
+        let span = try #require(tracer.finishedSpans.first)
+        let recorded = try #require(span.errors.first).error
+        #expect("\(recorded)".contains("access_token=<redacted>"))
+        #expect(!"\(recorded)".contains("s3cret"))
     }
 }
 
