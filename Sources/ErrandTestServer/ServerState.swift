@@ -25,6 +25,8 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     let httpCache = HTTPCacheState()
     /// How the last WebSocket flood went.
     let webSocketFlood = WebSocketFloodState()
+    /// The close frames WebSocket clients sent.
+    let webSocketCloses = WebSocketCloseLog()
 
     private let condition = NSCondition()
     private var stopped = false

@@ -181,6 +181,12 @@ public final class TestServer: Sendable {
         await state.webSocketFlood.wait()
     }
 
+    /// The codes of the close frames WebSocket clients sent to `/ws/echo`, oldest first (`nil`
+    /// for a frame without a code), once there are at least `count`.
+    public func webSocketCloseCodes(count: Int) async -> [UInt16?] {
+        await state.webSocketCloses.wait(forCount: count)
+    }
+
     /// How many requests `/flaky/{key}` has received for `key`, failed ones included.
     public func flakyCallCount(key: String) -> Int {
         state.pipeline.flakyCallCount(key: key)
@@ -266,7 +272,7 @@ public final class TestServer: Sendable {
 
     private static let router = Router(
         routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
-            + FaultRoutes.all + LongPollRoutes.all + StreamRoutes.all + WebSocketRoutes.all + HTTPCacheRoutes.all)
+            + FaultRoutes.all + LongPollRoutes.all + StreamRoutes.all + WebSocketRoutes.all + WebSocketFaultRoutes.all + HTTPCacheRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

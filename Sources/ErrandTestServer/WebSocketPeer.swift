@@ -18,6 +18,9 @@ struct WebSocketPeer {
         var closeReason = ""
         var dropsAfterFirstMessage = false
         var answersPings = true
+        /// Answers each ping it does not answer with an empty pong, which answers no ping with a
+        /// payload, then a text message `stray pong`.
+        var sendsStrayPongs = false
         /// Whether permessage-deflate was agreed: messages are compressed both ways.
         var compresses = false
         /// Sends a masked frame first, which a server must never do.
@@ -98,10 +101,15 @@ struct WebSocketPeer {
         while let frame = readFrame() {
             switch frame.opcode {
             case 0x8:
+                connection.server.webSocketCloses.note(
+                    frame.payload.count >= 2 ? UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) : nil)
                 _ = send(opcode: 0x8, Array(frame.payload.prefix(2)))
                 return nil
             case 0x9:
                 if script.answersPings, !send(opcode: 0xA, frame.payload) { return nil }
+                if !script.answersPings, script.sendsStrayPongs {
+                    guard send(opcode: 0xA, []), send(opcode: 0x1, Array("stray pong".utf8)) else { return nil }
+                }
             case 0xA:
                 continue
             case 0x0:

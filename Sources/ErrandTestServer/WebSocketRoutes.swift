@@ -7,7 +7,8 @@ import Foundation
 ///   - `send=N`: first sends `message 1` … `message N`;
 ///   - `close=CODE&reason=TEXT`: closes with CODE as soon as the socket is open;
 ///   - `drop=1`: drops the connection, without a close frame, after the first message;
-///   - `pongs=0`: never answers a ping;
+///   - `pongs=0`: never answers a ping; with `stray_pongs=1`, answers each with an empty pong
+///     instead, which answers no ping that carried a payload, then a text message `stray pong`;
 ///   - `masked=1`: sends a masked text frame, which a server must never do;
 ///   - `trickle=N`: sends one binary message of N bytes, written 4 KiB at a time;
 ///   - `flood=N&size=S`: sends N binary messages of S bytes (default 65536) as fast as the client
@@ -113,7 +114,8 @@ enum WebSocketRoutes {
             closeCode: (context.queryInteger("close", in: 0...65535) ?? nil).map { UInt16($0) },
             closeReason: context.query("reason") ?? "",
             dropsAfterFirstMessage: context.query("drop") == "1",
-            answersPings: context.query("pongs") != "0", compresses: compresses,
+            answersPings: context.query("pongs") != "0", sendsStrayPongs: context.query("stray_pongs") == "1",
+            compresses: compresses,
             sendsMaskedFrame: context.query("masked") == "1",
             trickledSize: context.queryInteger("trickle", in: 0...(1 << 30)) ?? nil,
             flood: (context.queryInteger("flood", in: 0...100_000_000) ?? nil).map {

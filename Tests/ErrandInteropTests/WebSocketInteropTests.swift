@@ -142,7 +142,7 @@ struct WebSocketInteropTests {
 
         let id = UUID().uuidString
         let socket = try await agent().webSocket(Socket(url: base + "/echo?id=\(id)"), options: Self.quiet)
-        await socket.close(WebSocketCloseCode(rawValue: 4002), reason: "done here")
+        try await socket.close(WebSocketCloseCode(rawValue: 4002), reason: "done here")
         #expect(socket.closeCode == WebSocketCloseCode(rawValue: 4002), "the server echoes the client's code")
         let lastClose = try await NetworkAgent(config: NetworkConfig()).response(
             Socket(url: base.replacingOccurrences(of: "ws:", with: "http:") + "/last-close?id=\(id)"))

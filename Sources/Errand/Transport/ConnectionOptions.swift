@@ -36,9 +36,21 @@ public struct ConnectionOptions: Sendable, Equatable {
     /// 127.0.0.1, still with `Host: api.example.com` and checking the certificate for that name.
     /// Keys are `host:port`; values an IPv4 or IPv6 address. Default empty.
     public var hostOverrides: [String: String] = [:]
+    /// Seconds a connection may sit idle in the pool and still be reused; the first request after
+    /// that opens a new one. Set it below a server's own keep-alive timeout, so that no request
+    /// goes out on a connection the server is closing. Whole seconds, at least 1 (values below
+    /// count as 1). Open WebSockets and streams are not pooled connections: they live as long
+    /// as their peer keeps them. Default 118, libcurl's own.
+    public var idleConnectionTimeout: TimeInterval = 118
 
     /// Options with every default: what a transport does without any.
     public init() {}
+
+    /// ``idleConnectionTimeout`` in whole seconds, at least 1; a value that is not a number counts as the default.
+    var idleConnectionSeconds: Int {
+        let seconds = idleConnectionTimeout.isNaN ? ConnectionOptions().idleConnectionTimeout : idleConnectionTimeout
+        return Int(min(max(seconds.rounded(.up), 1), Double(Int32.max)))
+    }
 
     /// The connections per host a transport with `sessionLimit` in its session configuration keeps.
     func connectionsPerHost(sessionLimit: Int) -> Int {

@@ -19,6 +19,9 @@ enum SessionConnectionOptions {
         }
         if connection.clientIdentity != nil { options.append("clientIdentity") }
         if !connection.hostOverrides.isEmpty { options.append("hostOverrides") }
+        if connection.idleConnectionSeconds != ConnectionOptions().idleConnectionSeconds {
+            options.append("idleConnectionTimeout")
+        }
         if let proxy = proxyRefusal(connection.proxy, environment: environment) { options.append(proxy) }
         guard !options.isEmpty else { return nil }
         #if canImport(FoundationNetworking)

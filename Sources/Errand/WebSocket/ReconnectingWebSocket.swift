@@ -145,7 +145,7 @@ public struct ReconnectingWebSocket: AsyncSequence, Sendable {
         private mutating func finish() -> Event? {
             isFinished = true
             if let socket {
-                Task { await socket.close(.goingAway, reason: "") }
+                Task { try? await socket.close(.goingAway, reason: "") }
             }
             (socket, messages) = (nil, nil)
             return nil

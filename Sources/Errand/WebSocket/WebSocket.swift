@@ -82,11 +82,20 @@ public final class WebSocket: AsyncSequence, Sendable {
         try await session.ping(payload)
     }
 
+    /// Closes the socket with 1000: returns once the server answered, or after
+    /// ``WebSocketOptions/closeTimeout``; iteration then ends normally.
+    public func close() async {
+        await session.close(.normalClosure, reason: "")
+    }
+
     /// Closes the socket with `code` and `reason`: returns once the server answered, or after
     /// ``WebSocketOptions/closeTimeout``; iteration then ends normally.
-    public func close(_ code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
+    public func close(_ code: WebSocketCloseCode, reason: String = "") async throws(ErrandError) {
         await session.close(code, reason: reason)
     }
+
+    /// Bytes handed to the connection that have not gone out yet.
+    var queuedBytes: Int { session.queuedBytes }
 
     /// Reads messages; see the type's description.
     public func makeAsyncIterator() -> Iterator {

@@ -21,6 +21,13 @@ public struct WebSocketOptions: Sendable, Equatable {
     /// the connection. Default 5.
     public var closeTimeout: TimeInterval = 5
 
+    /// The largest ``maximumMessageSize``: 2^48 bytes.
+    public static let largestMessageSize = 1 << 48
+    /// The shortest interval any option takes: 10 ms.
+    public static let shortestInterval: TimeInterval = 0.01
+    /// The longest interval any option takes: a year.
+    public static let longestInterval: TimeInterval = 365 * 86_400
+
     /// The defaults: no subprotocol, compression offered, 16 MiB messages, a ping every 30 s
     /// answered within 10 s, a 5 s closing handshake.
     public init() {}

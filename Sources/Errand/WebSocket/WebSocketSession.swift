@@ -67,6 +67,9 @@ final class WebSocketSession: Sendable {
     /// The reason that came with ``closeCode``.
     var closeReason: String? { state[\.closeReason] }
 
+    /// Bytes handed to the connection that have not gone out yet.
+    var queuedBytes: Int { outgoing[\.bytes] }
+
     // MARK: Sending
 
     /// Sends `message`: returns once it is queued for the connection, or, while more than

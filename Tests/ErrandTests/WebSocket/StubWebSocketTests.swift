@@ -35,7 +35,7 @@ struct StubWebSocketTests {
         #expect(try await messages.next() == .text("hello"))
         #expect(try await messages.next() == .binary(Data([0, 1, 2])))
         #expect(try await socket.ping(Data("p".utf8)) >= 0, "the peer answers pings")
-        await socket.close(.normalClosure)
+        try await socket.close(.normalClosure)
         #expect(try await messages.next() == nil)
         let peer = try #require(peers.withLock { $0.first })
         #expect(peer.clientCloseCode == .normalClosure)

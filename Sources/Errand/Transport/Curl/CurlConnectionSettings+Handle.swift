@@ -42,6 +42,7 @@ extension CurlConnectionSettings {
             }
         }
         _ = setString(ERRAND_CURLOPT_URL, target.absoluteString)
+        setLong(ERRAND_CURLOPT_MAXAGE_CONN, idleConnectionTimeout)
         for (option, value) in httpVersionOptions(overTLS: target.scheme?.lowercased() == "https", isReplay: isReplay) {
             setLong(option, value)
         }

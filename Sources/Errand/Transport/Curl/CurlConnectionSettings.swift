@@ -23,6 +23,8 @@ struct CurlConnectionSettings: Sendable {
     /// `CURLOPT_RESOLVE` entries: `host:port:address`.
     let resolveEntries: [String]
     let maximumConnectionsPerHost: Int
+    /// `CURLOPT_MAXAGE_CONN`: whole seconds an idle pooled connection may still be reused.
+    let idleConnectionTimeout: Int
     /// Why no request can be sent with these options; `nil` when they are sound.
     let failure: ErrandError?
 
@@ -34,6 +36,7 @@ struct CurlConnectionSettings: Sendable {
         httpVersion = connection.httpVersion
         reusesCleartextHTTP2 = libraryVersion >= Self.firstVersionReusingCleartextHTTP2
         maximumConnectionsPerHost = connection.connectionsPerHost(sessionLimit: sessionLimit)
+        idleConnectionTimeout = connection.idleConnectionSeconds
         clientIdentity = connection.clientIdentity
         var bundle: Data?
         var trustsSystemDirectory = true
