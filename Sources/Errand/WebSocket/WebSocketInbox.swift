@@ -97,10 +97,15 @@ final class WebSocketInbox: Sendable {
     /// Takes the oldest message; `resumes` when this made room for a paused transfer.
     private func take(_ state: inout State, resuming resumes: inout Bool) -> WebSocketMessage {
         let message = state.messages[state.first]
+        // Let go of it now: a reader that stays ahead keeps the inbox from ever emptying.
+        state.messages[state.first] = .binary(Data())
         state.first += 1
         state.bytes -= Self.size(of: message)
         if state.first == state.messages.count {
             state.messages.removeAll(keepingCapacity: true)
+            state.first = 0
+        } else if state.first >= 64, state.first * 2 >= state.messages.count {
+            state.messages.removeFirst(state.first)
             state.first = 0
         }
         if state.isPaused, state.bytes <= limit / 2 {
