@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #ifdef __linux__
@@ -225,6 +227,12 @@ int errand_socket_recv(int fd, void *buffer, size_t length, size_t *received) {
     }
     return errno == EAGAIN || errno == EWOULDBLOCK ? ERRAND_CURLE_AGAIN : ERRAND_CURLE_RECV_ERROR;
 }
+
+int errand_socket_duplicate(int fd) { return fcntl(fd, F_DUPFD_CLOEXEC, 0); }
+
+void errand_socket_shutdown_writing(int fd) { shutdown(fd, SHUT_WR); }
+
+void errand_socket_close(int fd) { close(fd); }
 
 const char *errand_curl_easy_strerror(int code) { return curl.easy_strerror ? curl.easy_strerror(code) : NULL; }
 

@@ -13,6 +13,8 @@ import Foundation
 /// - `refused-empty?status=S`: `S` (204 or 304, default 204) with no body, as HTTP says, then
 ///   keeps the connection open;
 /// - `refused-length`: `403` with a `Content-Length` body, then keeps the connection open;
+/// - `refused-unframed`: `403` with a body framed by neither, which ends only with the
+///   connection, which it keeps open;
 /// - `endless-head`: the start of a `101` head, then 1 KiB header lines as fast as the client
 ///   reads them, never the blank line that ends a head.
 /// Each keeps its connection until the client hangs up, the server stops, or `hold_s` seconds
@@ -46,6 +48,8 @@ enum WebSocketFaultRoutes {
             return held(
                 "HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nContent-Length: 15\r\n\r\nforbidden here\n",
                 hold: hold)
+        case "refused-unframed":
+            return held("HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\n\r\nforbidden", hold: hold)
         case "endless-head":
             return .raw { connection in
                 guard connection.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n") else {

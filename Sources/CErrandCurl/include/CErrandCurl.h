@@ -226,6 +226,13 @@ int errand_curl_easy_recv(void *easy, void *buffer, size_t length, size_t *recei
 /// each call. Returns what those return: `CURLE_AGAIN`, `CURLE_SEND_ERROR` or `CURLE_RECV_ERROR`.
 int errand_socket_send(int fd, const void *buffer, size_t length, size_t *sent);
 int errand_socket_recv(int fd, void *buffer, size_t length, size_t *received);
+/// A descriptor of the connection `fd` is, of the caller's own, closed on exec; -1 on failure.
+/// A connection with no TLS is taken from libcurl this way: libcurl then closes only its own
+/// number, and bytes never go to another connection that was given that number.
+int errand_socket_duplicate(int fd);
+/// Sends the peer the end of the stream (a FIN), still reading what it sends.
+void errand_socket_shutdown_writing(int fd);
+void errand_socket_close(int fd);
 const char *errand_curl_easy_strerror(int code);
 
 void *errand_curl_slist_append(void *list, const char *string);

@@ -155,12 +155,12 @@ final class SessionWebSocketConnection: WebSocketConnection {
         }
     }
 
-    func writeLast(_ bytes: Data, endingWith error: ErrandError?) {
+    func writeLast(_ bytes: Data, within seconds: TimeInterval, endingWith error: ErrandError?) {
         write(bytes) { _ in }
         end(error)
     }
 
-    func drop(endingWith error: ErrandError?) {
+    func close(within seconds: TimeInterval, endingWith error: ErrandError?) {
         task.cancel()
         end(error)
     }

@@ -18,12 +18,12 @@ final class StubSocketConnection: WebSocketConnection {
         completion(nil)
     }
 
-    func writeLast(_ bytes: Data, endingWith error: ErrandError?) {
+    func writeLast(_ bytes: Data, within seconds: TimeInterval, endingWith error: ErrandError?) {
         peer.clientWrote(bytes)
         peer.end(error)
     }
 
-    func drop(endingWith error: ErrandError?) {
+    func close(within seconds: TimeInterval, endingWith error: ErrandError?) {
         peer.end(error)
     }
 }

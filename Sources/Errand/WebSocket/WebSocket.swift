@@ -40,7 +40,7 @@ public final class WebSocket: AsyncSequence, Sendable {
             connection: connection, options: options, compression: agreement.compression, timer: timer,
             report: report, flow: { buffer.pauseTransfer($0) })
         self.session = session
-        task.stream?.closing = { Task { await session.close(.goingAway, reason: "") } }
+        task.stream?.closing = { session.cancel() }
         let reader = WebSocketReader(stream, into: session, compression: agreement.compression)
         // The stream was made for this socket and never handed out: nothing else claimed it.
         _ = buffer.divert(to: reader.receive)
@@ -58,9 +58,11 @@ public final class WebSocket: AsyncSequence, Sendable {
     public var closeReason: String? { session.closeReason }
 
     /// Sends `message`: returns once it is queued for the connection, or, while more than 1 MiB
-    /// is queued, once enough of that went out. A write that fails later fails the socket, and
+    /// is queued, once enough of that went out — or the socket ended, whatever ended it (the
+    /// keep-alive, a close, a cancel, the peer). A write that fails later fails the socket, and
     /// iteration throws why.
-    /// - Throws: ``ErrandError/webSocketClosed(code:reason:)`` or ``ErrandError/cancelled`` once closed.
+    /// - Throws: ``ErrandError/webSocketClosed(code:reason:)``, ``ErrandError/timedOut``,
+    ///   ``ErrandError/cancelled`` or the transport's error once the socket is closing or closed.
     public func send(_ message: WebSocketMessage) async throws(ErrandError) {
         try await session.send(message)
     }
@@ -75,44 +77,57 @@ public final class WebSocket: AsyncSequence, Sendable {
         try await session.send(.binary(data))
     }
 
-    /// Sends a ping and returns the seconds until its pong.
-    /// - Throws: ``ErrandError/timedOut`` when no pong came within ``WebSocketOptions/pingTimeout``,
-    ///   which also closes the socket.
+    /// Sends a ping and returns the seconds until its pong. Only a pong with the same payload
+    /// answers it; an empty `payload` (the default) is replaced by 8 bytes of the socket's own, so
+    /// that a pong the server sends unasked answers no ping. The time to answer counts only while
+    /// the consumer keeps up: while it holds the reading back, pongs wait with the messages.
+    /// - Throws: ``ErrandError/serialization(_:)`` for a payload over 125 bytes, which RFC 6455
+    ///   forbids, before anything is sent; ``ErrandError/timedOut`` when no pong came within
+    ///   ``WebSocketOptions/pingTimeout``, which also closes the socket.
     public func ping(_ payload: Data = Data()) async throws(ErrandError) -> TimeInterval {
         try await session.ping(payload)
     }
 
     /// Closes the socket with 1000: returns once the server answered, or after
-    /// ``WebSocketOptions/closeTimeout``; iteration then ends normally.
+    /// ``WebSocketOptions/closeTimeout`` (the connection is then dropped); iteration then ends
+    /// normally. Does nothing once the socket ended.
     public func close() async {
-        await session.close(.normalClosure, reason: "")
+        // 1000 may always be sent.
+        try? await session.close(.normalClosure, reason: "")
     }
 
-    /// Closes the socket with `code` and `reason`: returns once the server answered, or after
-    /// ``WebSocketOptions/closeTimeout``; iteration then ends normally.
+    /// Closes the socket with `code` and `reason` (cut at a character to fit a close frame's
+    /// 123 bytes): returns once the server answered, or after ``WebSocketOptions/closeTimeout``
+    /// (the connection is then dropped); iteration then ends normally.
+    /// - Throws: ``ErrandError/serialization(_:)`` for a code RFC 6455 forbids in a close frame —
+    ///   1005, 1006, 1015, and anything outside 1000–1003, 1007–1014 and 3000–4999 — before
+    ///   anything is sent.
     public func close(_ code: WebSocketCloseCode, reason: String = "") async throws(ErrandError) {
-        await session.close(code, reason: reason)
+        try await session.close(code, reason: reason)
     }
 
-    /// Bytes handed to the connection that have not gone out yet.
+    /// Bytes of messages sent that the connection has not taken yet.
     var queuedBytes: Int { session.queuedBytes }
+    /// Pings sent whose pong has not come.
+    var pendingPingCount: Int { session.pendingPingCount }
 
-    /// Reads messages; see the type's description.
+    /// Reads messages; see the type's description. The iterator keeps the socket open while it
+    /// lives: `for try await message in try await ChatApi().webSocket()` reads to the end.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(session: session, address: task.transportRequest?.url.absoluteString ?? "a server")
+        Iterator(socket: self)
     }
 
     /// Reads a socket's messages.
     public struct Iterator: AsyncIteratorProtocol {
-        let session: WebSocketSession
-        /// Where the socket goes, for the error a second reader gets.
-        let address: String
+        /// Held, not only its session: a socket no one holds is closed.
+        private let socket: WebSocket
         private var hasClaimed = false
 
-        init(session: WebSocketSession, address: String) {
-            self.session = session
-            self.address = address
+        init(socket: WebSocket) {
+            self.socket = socket
         }
+
+        private var session: WebSocketSession { socket.session }
 
         /// The next message; `nil` once the server closed normally or the calling task was
         /// cancelled, which closes the socket with 1001.
@@ -120,15 +135,15 @@ public final class WebSocket: AsyncSequence, Sendable {
         public mutating func next() async throws(ErrandError) -> WebSocketMessage? {
             if !hasClaimed {
                 guard session.inbox.claim() else {
-                    throw .serialization(
-                        "the WebSocket to \(address) was already read: its messages are consumed once")
+                    let address = socket.task.transportRequest.map { Redactor.url($0.url) } ?? "a server"
+                    throw .serialization("the WebSocket to \(address) was already read: its messages are consumed once")
                 }
                 hasClaimed = true
             }
             let message = try await session.inbox.next()
             if message == nil, Task.isCancelled {
                 let session = session
-                Task { await session.close(.goingAway, reason: "") }
+                Task { try? await session.close(.goingAway, reason: "") }
             }
             return message
         }

@@ -30,6 +30,22 @@ struct WebSocketHandshake: Sendable {
         offersCompression = options.compression && errand_zlib_load() != 0
     }
 
+    /// Checks what the caller asked to offer: each subprotocol a token (RFC 6455 §4.1), none twice.
+    /// - Throws: ``ErrandError/serialization(_:)`` naming the subprotocol, before anything is sent.
+    func checkOffer() throws(ErrandError) {
+        var seen: Set<String> = []
+        for subprotocol in options.subprotocols {
+            guard HeaderFieldCheck.isToken(subprotocol) else {
+                throw .serialization(
+                    "the WebSocket subprotocol \"\(subprotocol)\" is not a token (RFC 6455 §4.1): letters, digits and !#$%&'*+-.^_`|~ only"
+                )
+            }
+            guard seen.insert(subprotocol).inserted else {
+                throw .serialization("the WebSocket subprotocol \"\(subprotocol)\" is offered twice")
+            }
+        }
+    }
+
     /// The header fields of the upgrade request, beside the request's own.
     var headerFields: [(name: String, value: String)] {
         var fields = [

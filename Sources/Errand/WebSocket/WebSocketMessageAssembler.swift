@@ -54,7 +54,7 @@ package struct WebSocketMessageAssembler {
 
     private mutating func append(_ bytes: Data) throws(WebSocketProtocolViolation) {
         // A compressed payload may be a little longer than what it decompresses to.
-        let limit = isCompressed ? maximumMessageSize + maximumMessageSize / 64 + 64 : maximumMessageSize
+        let limit = isCompressed ? Self.compressedLimit(of: maximumMessageSize) : maximumMessageSize
         guard bytes.count <= limit - payload.count else { throw Self.tooBig(maximumMessageSize) }
         if opcode == .text, !isCompressed, !utf8.consume(bytes) {
             throw Self.invalidUTF8
@@ -92,6 +92,13 @@ package struct WebSocketMessageAssembler {
         var utf8 = UTF8Validator()
         guard utf8.consume(reason), utf8.isAtBoundary else { throw invalidUTF8 }
         return .close(code, String(decoding: reason, as: UTF8.self))
+    }
+
+    /// The most bytes a compressed message of at most `limit` bytes may take: deflate can make
+    /// data a little longer. Never past `Int.max`, whatever `limit` is.
+    static func compressedLimit(of limit: Int) -> Int {
+        let (total, overflows) = limit.addingReportingOverflow(max(limit, 0) / 64 + 64)
+        return overflows ? .max : total
     }
 
     private static let invalidUTF8 = WebSocketProtocolViolation(

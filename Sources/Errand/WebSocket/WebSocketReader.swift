@@ -24,7 +24,8 @@ final class WebSocketReader: Sendable {
         state = Locked(
             State(
                 decoder: WebSocketFrameDecoder(
-                    maximumPayload: limit + limit / 64 + 64, allowsCompression: compression != nil),
+                    maximumPayload: WebSocketMessageAssembler.compressedLimit(of: limit),
+                    allowsCompression: compression != nil),
                 assembler: WebSocketMessageAssembler(maximumMessageSize: limit, inflate: inflater?.inflate(_:limit:)),
                 stream: stream))
     }
@@ -44,7 +45,7 @@ final class WebSocketReader: Sendable {
             session.fail(code: violation.code, reason: violation.reason, error: error)
         case .end(let error):
             // Read to the end even after the close frame: the end says how the connection went.
-            session.end(error: error, dropping: false)
+            session.connectionEnded(error)
             state.withLock { $0.stream = nil }
         }
     }

@@ -1,37 +1,56 @@
 import Foundation
 
-/// One open WebSocket's life, shared by the ``WebSocket`` an app holds and the task that reads
-/// its connection: the frames sent, in order and compressed as agreed; pings and their pongs;
-/// the closing handshake; and how the socket ended. Its state lives under one lock, and no I/O
-/// happens under it: writes are only handed to the connection, which sends them in order.
+/// One WebSocket's life, from the `101` to the end, under one lock: the one owner of whether
+/// the socket is open, closing or closed, and of every wait on it — a `send` waiting for room,
+/// a `close` waiting for the peer's answer, a `ping` waiting for its pong, the consumer waiting
+/// for the next message (``WebSocketInbox``) — each of which ends when the socket does, however
+/// it does. The transport keeps only the bytes (``WebSocketConnection``).
+///
+/// No I/O happens under the lock: frames are made there, in order, and queued; one thread at a
+/// time then hands the queue to the connection outside it (``flush()``), so that the order of
+/// the frames on the wire is the order in which they were made and compressed.
 final class WebSocketSession: Sendable {
-    private struct PendingPing {
-        let payload: Data
-        let sentAt: ContinuousClock.Instant
-        let continuation: CheckedContinuation<Result<TimeInterval, ErrandError>, Never>
-        let cancelTimeout: @Sendable () -> Void
+    /// Where the socket is in its life.
+    enum Phase: Equatable {
+        case open
+        /// The client sent its close frame and waits for the peer's.
+        case closing
+        /// Nothing more is sent; the connection ends, or ended.
+        case closed
     }
 
-    private struct State {
+    /// What the connection is handed, in order.
+    enum Outgoing {
+        /// A frame; a data frame's message is reported as sent, and its bytes count as queued
+        /// until the connection took them.
+        case frame(Data, message: WebSocketMessage?)
+        /// A close frame, then the end of the connection, with the outcome for the request.
+        case last(Data, grace: TimeInterval, error: ErrandError?)
+        /// The end of the connection once what was written went out and the peer closed.
+        case end(grace: TimeInterval, error: ErrandError?)
+    }
+
+    struct State {
+        var phase = Phase.open
         var deflater: PerMessageDeflater?
-        var hasSentClose = false
         var hasReceivedClose = false
-        var hasEnded = false
         var closeCode: WebSocketCloseCode?
         var closeReason: String?
-        /// Why the connection ended without a close code: what a later `send` or `ping` throws.
+        /// Why the socket ended without a close code: what a later `send` or `ping` throws.
         var endError: ErrandError?
+        var outbox: [Outgoing] = []
+        /// Whether a thread is handing the outbox to the connection: others only queue.
+        var isFlushing = false
+        /// Bytes of data frames queued or handed over that the connection has not yet taken.
+        var queuedBytes = 0
+        var sendWaiters: [CheckedContinuation<ErrandError?, Never>] = []
         var closeWaiters: [CheckedContinuation<Void, Never>] = []
+        var cancelCloseTimeout: (@Sendable () -> Void)?
         var pings: [PendingPing] = []
         var nextPing: UInt64 = 0
         var cancelKeepAlive: (@Sendable () -> Void)?
-    }
-
-    /// The bytes written but not yet taken by the connection, and the sends waiting for them to go
-    /// out. A lock of its own: the connection may report a write done from inside `write`.
-    private struct Outgoing {
-        var bytes = 0
-        var waiters: [CheckedContinuation<ErrandError?, Never>] = []
+        /// Whether the consumer holds the reading back: pongs cannot be read then either.
+        var isReadingPaused = false
     }
 
     /// Hears of each message sent (`true`) or received, in order: a HAR recording.
@@ -40,10 +59,11 @@ final class WebSocketSession: Sendable {
     let connection: any WebSocketConnection
     let options: WebSocketOptions
     let inbox: WebSocketInbox
-    private let timer: RetryTimer
+    let timer: RetryTimer
     private let report: MessageReport?
-    private let state: Locked<State>
-    private let outgoing = Locked(Outgoing())
+    let state: Locked<State>
+    /// Pauses or resumes the transfer.
+    let transportFlow: @Sendable (_ pause: Bool) -> Void
 
     /// Bytes queued for the connection past which `send` waits for them to go out.
     static let sendBufferLimit = 1 << 20
@@ -56,172 +76,186 @@ final class WebSocketSession: Sendable {
         self.options = options
         self.timer = timer
         self.report = report
-        inbox = WebSocketInbox(limit: max(options.maximumMessageSize, 1), flow: flow)
+        transportFlow = flow
+        // The inbox tells the session, made after it, that the consumer fell behind or caught up;
+        // the link goes when the socket ends.
+        let flowOwner = Locked<WebSocketSession?>(nil)
+        self.flowOwner = flowOwner
+        inbox = WebSocketInbox(limit: options.maximumMessageSize) { flowOwner[\.self]?.readingPaused($0) }
         state = Locked(State(deflater: compression.flatMap(PerMessageDeflater.init)))
-        scheduleKeepAlive()
+        flowOwner[\.self] = self
+        state.withLock { scheduleKeepAlive(&$0) }
     }
+
+    /// Where the inbox's pauses go: this session, until it ends.
+    private let flowOwner: Locked<WebSocketSession?>
 
     /// The peer's close code once its close frame arrived, or the code the client failed the
     /// connection with; `nil` while open.
     var closeCode: WebSocketCloseCode? { state[\.closeCode] }
     /// The reason that came with ``closeCode``.
     var closeReason: String? { state[\.closeReason] }
-
-    /// Bytes handed to the connection that have not gone out yet.
-    var queuedBytes: Int { outgoing[\.bytes] }
+    /// Bytes of messages sent that the connection has not taken yet.
+    var queuedBytes: Int { state[\.queuedBytes] }
+    var phase: Phase { state[\.phase] }
 
     // MARK: Sending
 
     /// Sends `message`: returns once it is queued for the connection, or, while more than
-    /// ``sendBufferLimit`` bytes are, once enough of them went out. A write that fails later
-    /// fails the connection, which the reader then reports.
+    /// ``sendBufferLimit`` bytes are, once enough of them went out or the socket ended.
     func send(_ message: WebSocketMessage) async throws(ErrandError) {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<ErrandError?, Never>) in
-            let outcome = state.withLock { state -> ErrandError?? in
-                guard !state.hasSentClose, !state.hasEnded else { return .some(closedError(state)) }
+            let (outcome, flushes) = state.withLock { state -> (ErrandError??, Bool) in
+                guard state.phase == .open else { return (.some(Self.closedError(state)), false) }
                 var frame: WebSocketFrame
                 switch message {
                 case .text(let text): frame = WebSocketFrame(opcode: .text, payload: Data(text.utf8))
                 case .binary(let data): frame = WebSocketFrame(opcode: .binary, payload: data)
                 }
+                // Compressed under the lock: the order of the frames is the order of compression.
                 if let compressed = state.deflater?.deflate(frame.payload) {
                     frame.payload = compressed
                     frame.isCompressed = true
                 }
                 let bytes = frame.encoded(maskingKey: .random(in: 0...UInt32.max))
-                let waits = outgoing.withLock { outgoing in
-                    outgoing.bytes += bytes.count
-                    guard outgoing.bytes > Self.sendBufferLimit else { return false }
-                    outgoing.waiters.append(continuation)
-                    return true
-                }
-                // Handed over under the lock: the order of the writes is the order of compression,
-                // and of the report.
-                connection.write(bytes) { [weak self] in self?.written(bytes.count, error: $0) }
-                report?(message, true)
-                return waits ? nil : .some(nil)
+                state.queuedBytes += bytes.count
+                let waits = state.queuedBytes > Self.sendBufferLimit
+                if waits { state.sendWaiters.append(continuation) }
+                return (waits ? nil : .some(nil), Self.queue(.frame(bytes, message: message), &state))
             }
+            if flushes { flush() }
             if let outcome { continuation.resume(returning: outcome) }
         }
         if let result { throw result }
     }
 
+    /// Queues `item` for the connection; `true` when the caller is to hand the queue over.
+    static func queue(_ item: Outgoing, _ state: inout State) -> Bool {
+        state.outbox.append(item)
+        defer { state.isFlushing = true }
+        return !state.isFlushing
+    }
+
+    /// Hands what is queued to the connection, in order, until nothing is.
+    func flush() {
+        while true {
+            let items = state.withLock { state -> [Outgoing]? in
+                guard !state.outbox.isEmpty else {
+                    state.isFlushing = false
+                    return nil
+                }
+                defer { state.outbox = [] }
+                return state.outbox
+            }
+            guard let items else { return }
+            for item in items { hand(item) }
+        }
+    }
+
+    private func hand(_ item: Outgoing) {
+        switch item {
+        case .frame(let bytes, let message?):
+            report?(message, true)
+            connection.write(bytes) { [weak self] in self?.written(bytes.count, error: $0) }
+        case .frame(let bytes, nil):
+            connection.write(bytes) { _ in }
+        case .last(let bytes, let grace, let error):
+            connection.writeLast(bytes, within: grace, endingWith: error)
+        case .end(let grace, let error):
+            connection.close(within: grace, endingWith: error)
+        }
+    }
+
     /// The connection took `count` bytes, or failed: the sends waiting go on, or throw `error`.
     private func written(_ count: Int, error: ErrandError?) {
-        let waiters = outgoing.withLock { outgoing -> [CheckedContinuation<ErrandError?, Never>] in
-            outgoing.bytes -= count
-            guard error != nil || outgoing.bytes <= Self.sendBufferLimit else { return [] }
-            defer { outgoing.waiters = [] }
-            return outgoing.waiters
+        let waiters = state.withLock { state -> [CheckedContinuation<ErrandError?, Never>] in
+            state.queuedBytes -= count
+            guard error != nil || state.queuedBytes <= Self.sendBufferLimit else { return [] }
+            defer { state.sendWaiters = [] }
+            return state.sendWaiters
         }
         for waiter in waiters { waiter.resume(returning: error) }
     }
 
-    /// Sends a control frame, not waiting for it to go out.
-    private func sendControl(_ opcode: WebSocketFrame.Opcode, _ payload: Data) {
-        connection.write(Self.frame(opcode, payload)) { _ in }
-    }
-
     /// A control frame as the client sends it, masked.
-    private static func frame(_ opcode: WebSocketFrame.Opcode, _ payload: Data) -> Data {
+    static func frame(_ opcode: WebSocketFrame.Opcode, _ payload: Data) -> Data {
         WebSocketFrame(opcode: opcode, payload: payload).encoded(maskingKey: .random(in: 0...UInt32.max))
     }
 
-    private func closedError(_ state: State) -> ErrandError {
-        guard let code = state.closeCode else { return state.endError ?? .cancelled }
+    /// What a `send` or `ping` on a socket that is not open throws.
+    static func closedError(_ state: State) -> ErrandError {
+        // A socket the client failed (a timeout, a violation) throws why; one the peer closed, its code.
+        if let error = state.endError { return error }
+        guard let code = state.closeCode else { return .cancelled }
         return .webSocketClosed(code: code, reason: state.closeReason ?? "")
-    }
-
-    // MARK: Pings
-
-    /// Sends a ping and returns the seconds until its pong; past ``WebSocketOptions/pingTimeout``
-    /// the socket is closed and this throws ``ErrandError/timedOut``.
-    func ping(_ payload: Data) async throws(ErrandError) -> TimeInterval {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<TimeInterval, ErrandError>, Never>) in
-            let refusal = state.withLock { state -> ErrandError? in
-                guard !state.hasSentClose, !state.hasEnded else { return closedError(state) }
-                let cancelTimeout = timer.schedule(options.pingTimeout) { [weak self] in self?.pingTimedOut() }
-                state.pings.append(
-                    PendingPing(
-                        payload: payload, sentAt: .now, continuation: continuation, cancelTimeout: cancelTimeout))
-                return nil
-            }
-            if let refusal { return continuation.resume(returning: .failure(refusal)) }
-            sendControl(.ping, payload)
-        }
-        return try result.get()
-    }
-
-    private func pongArrived(_ payload: Data) {
-        let answered = state.withLock { state -> PendingPing? in
-            guard let index = state.pings.firstIndex(where: { $0.payload == payload }) else { return nil }
-            return state.pings.remove(at: index)
-        }
-        guard let answered else { return }
-        answered.cancelTimeout()
-        let elapsed = ContinuousClock.now - answered.sentAt
-        let (seconds, attoseconds) = elapsed.components
-        answered.continuation.resume(returning: .success(Double(seconds) + Double(attoseconds) / 1e18))
-    }
-
-    private func pingTimedOut() {
-        fail(code: .goingAway, reason: "no pong within \(options.pingTimeout) s", error: .timedOut)
-    }
-
-    /// Pings every ``WebSocketOptions/pingInterval`` while the socket is open.
-    private func scheduleKeepAlive() {
-        guard let interval = options.pingInterval else { return }
-        let cancel = timer.schedule(interval) { [weak self] in
-            guard let self else { return }
-            Task {
-                var counter = self.state.withLock { state -> UInt64 in
-                    state.nextPing &+= 1
-                    return state.nextPing
-                }
-                _ = try? await self.ping(Data(bytes: &counter, count: 8))
-            }
-            self.scheduleKeepAlive()
-        }
-        let isOpen = state.withLock { state -> Bool in
-            guard !state.hasEnded else { return false }
-            state.cancelKeepAlive = cancel
-            return true
-        }
-        if !isOpen { cancel() }
     }
 
     // MARK: Closing
 
-    /// Starts the closing handshake, unless one began; returns once the peer's close frame
-    /// arrived, the connection ended, or ``WebSocketOptions/closeTimeout`` passed (then the
+    /// Starts the closing handshake with `code`, unless one began; returns once the peer's close
+    /// frame arrived, the connection ended, or ``WebSocketOptions/closeTimeout`` passed (then the
     /// connection is dropped).
-    func close(_ code: WebSocketCloseCode, reason: String) async {
+    /// - Throws: ``ErrandError/serialization(_:)`` for a code no close frame may carry, before
+    ///   anything is sent.
+    func close(_ code: WebSocketCloseCode, reason: String) async throws(ErrandError) {
+        guard code.isAllowedOnTheWire else {
+            throw .serialization(
+                "the close code \(code) may not be sent in a close frame (RFC 6455 §7.4): use 1000–1003, "
+                    + "1007–1014 or 3000–4999")
+        }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let sends = state.withLock { state -> Bool? in
-                guard !state.hasEnded, !state.hasReceivedClose else { return nil }
+            let outcome = state.withLock { state -> (waits: Bool, flushes: Bool) in
+                guard state.phase != .closed else { return (false, false) }
                 state.closeWaiters.append(continuation)
-                defer { state.hasSentClose = true }
-                return !state.hasSentClose
+                return (true, startClosing(code, reason: reason, &state))
             }
-            guard let sends else { return continuation.resume() }
-            guard sends else { return }
-            sendControl(.close, WebSocketFrame.closePayload(code, reason: reason))
-            _ = timer.schedule(options.closeTimeout) { [weak self] in
-                self?.end(error: nil, dropping: true)
-            }
+            if outcome.flushes { flush() }
+            if !outcome.waits { continuation.resume() }
+        }
+    }
+
+    /// Sends the close frame and starts the close timeout, if the socket is open; `true` when the
+    /// caller is to hand the queue over.
+    private func startClosing(_ code: WebSocketCloseCode, reason: String, _ state: inout State) -> Bool {
+        guard state.phase == .open else { return false }
+        state.phase = .closing
+        state.cancelCloseTimeout = timer.schedule(options.closeTimeout) { [weak self] in self?.closeTimedOut() }
+        let closeFrame = Self.frame(.close, WebSocketFrame.closePayload(code, reason: reason))
+        return Self.queue(.frame(closeFrame, message: nil), &state)
+    }
+
+    /// The peer did not answer the close frame in time: the connection is dropped at once.
+    private func closeTimedOut() {
+        end(error: nil, then: .end(grace: 0, error: nil))
+    }
+
+    /// Cancels the socket, as its task's `cancel()` does: an open socket closes with 1001 and a
+    /// `send` waiting for room throws ``ErrandError/cancelled`` at once; one that already ended
+    /// drops its connection at once.
+    func cancel() {
+        let (waiters, action) = state.withLock { state -> ([CheckedContinuation<ErrandError?, Never>], Bool?) in
+            defer { state.sendWaiters = [] }
+            guard state.phase != .closed else { return (state.sendWaiters, nil) }
+            return (state.sendWaiters, startClosing(.goingAway, reason: "", &state))
+        }
+        for waiter in waiters { waiter.resume(returning: .cancelled) }
+        switch action {
+        case nil: connection.cancel()
+        case true?: flush()
+        case false?: break
         }
     }
 
     /// The peer's close frame: answered unless the client closed first, then the connection ends.
     private func peerClosed(_ code: WebSocketCloseCode?, reason: String) {
-        let answers = state.withLock { state -> Bool in
+        let answers = state.withLock { state -> Bool? in
+            guard state.phase != .closed else { return nil }
             state.hasReceivedClose = true
             state.closeCode = code ?? .noStatusReceived
             state.closeReason = reason
-            defer { state.hasSentClose = true }
-            return !state.hasSentClose
+            return state.phase == .open
         }
+        guard let answers else { return }
         // A close the app started, 1000, or none at all is a normal end; any other code is the
         // consumer's to know about.
         let isNormal = !answers || code == nil || code == .normalClosure
@@ -229,56 +263,69 @@ final class WebSocketSession: Sendable {
         inbox.finish(isNormal ? nil : closed)
         // The request succeeded unless the server ended it for another reason than going away.
         let outcome = isNormal || code == .goingAway ? nil : closed
-        // The connection drops after the echo went out.
-        if answers {
-            connection.writeLast(Self.frame(.close, WebSocketFrame.closePayload(code, reason: "")), endingWith: outcome)
-        }
-        end(error: outcome, dropping: !answers)
+        let echo = Self.frame(.close, WebSocketFrame.closePayload(code, reason: ""))
+        // After the close frames crossed, the server closes the connection (RFC 6455 §7.1.1).
+        end(
+            error: outcome,
+            then: answers
+                ? .last(echo, grace: options.closeTimeout, error: outcome)
+                : .end(grace: options.closeTimeout, error: outcome))
     }
 
     /// Fails the connection: a close frame with `code` if none was sent, then the end, with
-    /// `error` for the consumer.
+    /// `error` for the consumer and every wait.
     func fail(code: WebSocketCloseCode, reason: String, error: ErrandError) {
-        let sends = state.withLock { state -> Bool in
-            guard !state.hasEnded else { return false }
+        let sends = state.withLock { state -> Bool? in
+            guard state.phase != .closed else { return nil }
             if state.closeCode == nil { (state.closeCode, state.closeReason) = (code, reason) }
-            defer { state.hasSentClose = true }
-            return !state.hasSentClose
+            return state.phase == .open
         }
+        guard let sends else { return }
         inbox.finish(error)
-        // The connection drops after the close frame went out: a failed connection is not kept.
-        if sends {
-            connection.writeLast(
-                Self.frame(.close, WebSocketFrame.closePayload(code, reason: reason)), endingWith: error)
-        }
-        end(error: error, dropping: !sends)
+        let closeFrame = Self.frame(.close, WebSocketFrame.closePayload(code, reason: reason))
+        end(
+            error: error,
+            then: sends
+                ? .last(closeFrame, grace: options.closeTimeout, error: error)
+                : .end(grace: options.closeTimeout, error: error))
     }
 
-    /// The connection is over: every waiter is told, and with `dropping` the transport lets go of it.
-    func end(error: ErrandError?, dropping: Bool) {
-        let ended = state.withLock { state -> State? in
-            guard !state.hasEnded else { return nil }
-            state.hasEnded = true
+    /// The transport ended the connection (`nil`: the peer closed it): nothing is left to do on it.
+    func connectionEnded(_ error: ErrandError?) {
+        end(error: error, then: nil)
+    }
+
+    /// The socket is over: every wait ends, and the connection is handed `last`, if anything.
+    private func end(error: ErrandError?, then last: Outgoing?) {
+        let (ended, flushes) = state.withLock { state -> (State?, Bool) in
+            guard state.phase != .closed else { return (nil, false) }
             // A connection that ends before its close frame came is a failure the consumer hears
             // of, unless the client closed and let go of it.
-            if !state.hasReceivedClose, !state.hasSentClose || error != nil {
+            if !state.hasReceivedClose, state.phase == .open || error != nil {
                 state.endError = error ?? .transport(URLError(.networkConnectionLost))
             }
+            state.phase = .closed
             let ended = state
             state.pings = []
             state.closeWaiters = []
+            state.sendWaiters = []
             state.cancelKeepAlive = nil
-            return ended
+            state.cancelCloseTimeout = nil
+            return (ended, last.map { Self.queue($0, &state) } ?? false)
         }
         guard let ended else { return }
+        flowOwner[\.self] = nil
         ended.cancelKeepAlive?()
+        ended.cancelCloseTimeout?()
         if !ended.hasReceivedClose { inbox.finish(ended.endError) }
+        let failure = error ?? Self.closedError(ended)
         for ping in ended.pings {
-            ping.cancelTimeout()
-            ping.continuation.resume(returning: .failure(error ?? closedError(ended)))
+            ping.cancelTimeout?()
+            ping.continuation.resume(returning: .failure(failure))
         }
+        for waiter in ended.sendWaiters { waiter.resume(returning: failure) }
         for waiter in ended.closeWaiters { waiter.resume() }
-        if dropping { connection.drop(endingWith: error) }
+        if flushes { flush() }
     }
 
     // MARK: Receiving
@@ -304,5 +351,14 @@ final class WebSocketSession: Sendable {
             }
         }
         inbox.put(messages)
+    }
+
+    /// Sends a control frame until the socket ended, not waiting for it to go out.
+    func sendControl(_ opcode: WebSocketFrame.Opcode, _ payload: Data) {
+        let flushes = state.withLock { state -> Bool in
+            guard state.phase != .closed else { return false }
+            return Self.queue(.frame(Self.frame(opcode, payload), message: nil), &state)
+        }
+        if flushes { flush() }
     }
 }

@@ -209,18 +209,36 @@ struct WebSocketHostileServerTests {
         var options = WebSocketOptions()
         options.compression = false
         options.pingInterval = nil
-        options.closeTimeout = 600
+        options.closeTimeout = 8
         let agent = realTimeAgent(kind)
         for cancel in [{ (socket: WebSocket) in socket.task.cancel() }, { _ in agent.cancelAllRequests() }] {
             let socket = try await agent.webSocket(Fault(kind: "stall?hold_s=600"), options: options)
             let sender = Task { await Self.sendUntilItFails(socket, within: 60) }
             try await eventually(within: 30) { socket.queuedBytes > WebSocketSession.sendBufferLimit }
             cancel(socket)
-            let error = await sender.value
-            #expect(error == .cancelled, "the waiting send ended with \(String(describing: error))")
-            let ended = await outcome(within: 15) { await Self.end(of: socket) }
-            #expect(ended != nil, "the socket's task never finished")
+            // At once, not when the close frame that cannot go out gives up.
+            let error = await outcome(within: 4) { await sender.value }
+            #expect(error == .some(.cancelled), "the waiting send ended with \(String(describing: error))")
+            // The close frame cannot go out: the connection goes after the close timeout.
+            let ended = await outcome(within: 60) { await Self.end(of: socket) }
+            #expect(ended.map { (try? $0.get()) == nil } == true, "the socket's task never failed")
         }
+    }
+
+    @Test(arguments: Kind.allCases)
+    func cancellingASocketThatAlreadyFailedDropsItsConnectionAtOnce(kind: Kind) async throws {
+        defer { fixture.server.stop() }
+        var options = WebSocketOptions()
+        options.compression = false
+        options.pingInterval = 0.2
+        options.pingTimeout = 0.2
+        options.closeTimeout = 600
+        let socket = try await realTimeAgent(kind).webSocket(Fault(kind: "stall?hold_s=600"), options: options)
+        // The keep-alive fails the socket; its close frame waits behind what the peer never read.
+        #expect(await Self.sendUntilItFails(socket, within: 30) == .timedOut)
+        socket.task.cancel()
+        let ended = await outcome(within: 10) { await Self.end(of: socket) }
+        #expect(ended != nil, "the socket's task waited for its close frame after the cancel")
     }
 
     // MARK: 4. A refused handshake on a kept-alive connection
@@ -267,18 +285,20 @@ struct WebSocketHostileServerTests {
         #expect(kept.body.withLock { $0 } == "forbidden here\n")
     }
 
-    @Test func theHandshakeTimeoutBoundsARefusalWhoseBodyNeverEnds() async throws {
+    @Test(arguments: Kind.allCases)
+    func theHandshakeTimeoutBoundsARefusalWhoseBodyNeverEnds(kind: Kind) async throws {
         defer { fixture.server.stop() }
-        let agent = fixture.makeAgent(transport: CurlTransport())
-        let started = ContinuousClock.now
-        // A 101 head that never ends, and then a refusal without framing on an open connection.
-        let outcome = await outcome(within: 20) {
+        let agent = realTimeAgent(kind)
+        // A refusal whose body ends only with the connection, which the server keeps open.
+        let outcome = await outcome(within: 30) {
             await Result { () async throws(ErrandError) in
-                try await agent.webSocket(Fault(kind: "endless-head?hold_s=60", timeoutInterval: 2))
+                try await agent.webSocket(Fault(kind: "refused-unframed?hold_s=600", timeoutInterval: 1))
             }
         }
-        #expect(outcome != nil, "the handshake never ended")
-        #expect(ContinuousClock.now - started < timingBound(.seconds(15)))
+        guard case .failure(.timedOut)? = outcome else {
+            Issue.record("ended with \(String(describing: outcome))")
+            return
+        }
     }
 
     // MARK: 5. A head that never ends
@@ -316,11 +336,11 @@ struct WebSocketHostileServerTests {
             Echo(query: "?flood=\(count)&size=16384"), options: options)
         // The consumer reads nothing until the server had to wait: the reading is paused.
         #expect(await fixture.server.webSocketFloodBlocked() != nil)
-        // A keep-alive ping goes out and its timeout passes while the consumer holds the socket back.
-        await fixture.timer.waitForRequests(1)
+        // A ping goes out, and every wait the socket asked for passes, while the consumer holds
+        // the socket back: its pong waits behind the messages.
+        async let pong = Result { () async throws(ErrandError) in try await socket.ping() }
+        try await eventually { socket.pendingPingCount == 1 }
         fixture.timer.fireAll()
-        // The next keep-alive's wait and the ping's timeout.
-        await fixture.timer.waitForRequests(3)
         fixture.timer.fireAll()
         var messages = socket.makeAsyncIterator()
         for index in 0..<count {
@@ -330,6 +350,8 @@ struct WebSocketHostileServerTests {
             }
         }
         #expect(try await messages.next() == .text("flood done"))
+        let answered = await pong
+        #expect(throws: Never.self) { try answered.get() }
         try await socket.send("still open")
         #expect(try await messages.next() == .text("still open"))
         await socket.close()
@@ -464,7 +486,11 @@ func outcome<T: Sendable>(within seconds: TimeInterval, _ work: @escaping @Senda
     let resumed = Locked(false)
     return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
         let resume = { @Sendable (value: T?) in
-            guard !resumed.withLock({ done in defer { done = true }; return done }) else { return }
+            guard
+                !resumed.withLock({ done in
+                    defer { done = true }; return done
+                })
+            else { return }
             continuation.resume(returning: value)
         }
         Task { resume(await work()) }

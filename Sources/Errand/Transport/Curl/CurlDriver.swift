@@ -19,8 +19,9 @@ final class CurlDriver: Sendable {
         case openSocket(CurlSocket.Opening)
         /// Send bytes on an open socket; the completion says when libcurl took them, or why not.
         case write(id: Int, Data, completion: @Sendable (ErrandError?) -> Void)
-        /// Drop a socket once what was written before went out, completing it with the error.
-        case drop(id: Int, ErrandError?)
+        /// End a socket once what was written before went out and the peer closed, or after
+        /// the seconds given, completing it with the error.
+        case drop(id: Int, ErrandError?, within: TimeInterval)
         /// No more requests will come: end the thread once none runs.
         case shutdown
     }
@@ -49,9 +50,6 @@ final class CurlDriver: Sendable {
         var isShuttingDown = false
     }
 
-    /// The idle connections kept for reuse: this many hosts' full pools.
-    private static let pooledHosts = 4
-
     /// Creates the multi handle and starts its thread; `nil` when libcurl is not available.
     /// `watchesSockets: false` keeps to `curl_multi_perform` and `curl_multi_poll` where epoll
     /// exists, so that tests reach the loop other platforms run.
@@ -62,7 +60,7 @@ final class CurlDriver: Sendable {
         // libcurl otherwise keeps at most 4 idle connections per transfer in flight, so a pool of 6 per
         // host shrank whenever the requests paused, and the next burst opened new ones.
         _ = errand_curl_multi_setopt_long(
-            multi, ERRAND_CURLMOPT_MAXCONNECTS, Self.pooledHosts * connection.maximumConnectionsPerHost)
+            multi, ERRAND_CURLMOPT_MAXCONNECTS, CurlPoolLimits.pooledHosts * connection.maximumConnectionsPerHost)
         // HTTP/2 requests to one host share its connection (libcurl's default since 7.62; said for older ones).
         _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_PIPELINING, Int(ERRAND_CURLPIPE_MULTIPLEX))
         multiAddress = Int(bitPattern: multi)

@@ -16,9 +16,11 @@ extension CurlLoop {
             opening.mailbox.close(with: error, batch: drains)
             return
         }
-        setHostConnectionLimit(openSockets: sockets.count + 1)
+        poolLimits.socketConnectionsChanged(by: 1)
+        applyPoolLimits()
         guard add(easy, for: opening.request.url, opening.mailbox) else {
-            setHostConnectionLimit(openSockets: sockets.count)
+            poolLimits.socketConnectionsChanged(by: -1)
+            applyPoolLimits()
             resolveList.map(errand_curl_slist_free_all)
             return
         }
@@ -31,12 +33,11 @@ extension CurlLoop {
         deadlines.schedule(socket.id, at: socket.expiry)
     }
 
-    /// A socket's connection stays in the multi handle, where libcurl counts it against the
-    /// per-host limit: the limit grows by the sockets open, so that they never hold up requests
-    /// to their host, nor a 7th socket wait forever for a place.
-    func setHostConnectionLimit(openSockets: Int) {
-        _ = errand_curl_multi_setopt_long(
-            multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, connection.maximumConnectionsPerHost + openSockets)
+    /// Applies the pool's limits when what is open changed them.
+    func applyPoolLimits() {
+        guard let limits = poolLimits.takeChanges() else { return }
+        _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, limits.perHost)
+        _ = errand_curl_multi_setopt_long(multi, ERRAND_CURLMOPT_MAXCONNECTS, limits.total)
     }
 
     /// The connection settings of a request, on a connection of its own that libcurl only opens:
@@ -58,12 +59,20 @@ extension CurlLoop {
 
     func connected(_ socket: CurlSocket, result: Int32) {
         connectingSockets.remove(socket.id)
-        if let error = CurlErrorMapping.error(for: result, url: socket.url) {
-            end(socket, with: error)
-        } else {
-            socket.connected()
-            queuePump(socket)
+        if let error = CurlErrorMapping.error(for: result, url: socket.url) ?? socket.connected() {
+            return end(socket, with: error)
         }
+        if socket.canReleaseHandle, let easy = socket.easy {
+            // The connection is the socket's own now: libcurl closes only its descriptor.
+            socketsByHandle[easy] = nil
+            _ = errand_curl_multi_remove_handle(multi, easy)
+            socket.resolveList.map(errand_curl_slist_free_all)
+            socket.releaseHandle()
+            recycle(easy)
+            poolLimits.socketConnectionsChanged(by: -1)
+            applyPoolLimits()
+        }
+        queuePump(socket)
     }
 
     /// Has `socket` pumped this turn, once however often it is asked.
@@ -80,12 +89,15 @@ extension CurlLoop {
             socket.isQueuedForPump = false
             // Ended since it was queued.
             guard sockets[socket.id] === socket else { continue }
-            guard case .ended(let error) = socket.pump(batch: drains, buffer: &socketBuffer) else {
-                // What it waits for may have changed: writes queued or sent, reading paused or resumed.
-                if socketWatch?.update(socket) == false { end(socket, with: Self.unwatchable(socket)) }
+            let state = socket.pump(batch: drains, buffer: &socketBuffer)
+            if case .ended(let error) = state {
+                end(socket, with: error)
                 continue
             }
-            end(socket, with: error)
+            // It read what one turn may: the rest waits for the next, after the timers and the others.
+            if state == .busy { queuePump(socket) }
+            // What it waits for may have changed: writes queued or sent, reading paused or resumed.
+            if socketWatch?.update(socket) == false { end(socket, with: Self.unwatchable(socket)) }
         }
     }
 
@@ -107,15 +119,20 @@ extension CurlLoop {
     func remove(_ socket: CurlSocket, failingWritesWith error: ErrandError) {
         socket.failWrites(with: error)
         socketWatch?.forget(socket)
-        // Removing a connect-only handle from the multi handle closes its connection.
-        _ = errand_curl_multi_remove_handle(multi, socket.easy)
+        if let easy = socket.easy {
+            // Removing a connect-only handle from the multi handle closes its connection.
+            _ = errand_curl_multi_remove_handle(multi, easy)
+            socketsByHandle[easy] = nil
+            socket.resolveList.map(errand_curl_slist_free_all)
+            socket.releaseHandle()
+            recycle(easy)
+            poolLimits.socketConnectionsChanged(by: -1)
+        }
+        socket.closeOwnDescriptor()
         sockets[socket.id] = nil
-        socketsByHandle[socket.easy] = nil
         connectingSockets.remove(socket.id)
         deadlines.cancel(socket.id)
         socket.isQueuedForPump = false
-        setHostConnectionLimit(openSockets: sockets.count)
-        recycle(socket.easy)
-        socket.resolveList.map(errand_curl_slist_free_all)
+        applyPoolLimits()
     }
 }

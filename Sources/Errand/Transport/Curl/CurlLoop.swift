@@ -35,6 +35,8 @@ final class CurlLoop {
     var pumping: [CurlSocket] = []
     /// When each request's timeouts are next looked at.
     var deadlines = CurlDeadlines()
+    /// The connections libcurl may keep, following the transfers and sockets open.
+    var poolLimits: CurlPoolLimits
     /// What every socket reads into, in turn.
     var socketBuffer = [UInt8](repeating: 0, count: CurlSocket.readSize)
     /// Reset easy handles to reuse: a new handle per request costs allocations and its caches.
@@ -58,6 +60,7 @@ final class CurlLoop {
         self.cookies = cookies
         self.connection = connection
         self.calls = calls
+        poolLimits = CurlPoolLimits(connectionsPerHost: connection.maximumConnectionsPerHost)
         certificateBundle = connection.certificateBundle.map { bytes in
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
             buffer.copyBytes(from: bytes)
@@ -143,9 +146,10 @@ final class CurlLoop {
             guard let socket = sockets[id] else { return completion(.cancelled) }
             socket.write(bytes, completion: completion)
             queuePump(socket)
-        case .drop(let id, let error):
+        case .drop(let id, let error, let grace):
             guard let socket = sockets[id] else { return }
-            socket.end(afterWrites: error)
+            socket.end(afterWrites: error, within: grace)
+            deadlines.schedule(id, at: socket.expiry)
             queuePump(socket)
         case .shutdown: isShuttingDown = true
         }
@@ -169,7 +173,12 @@ final class CurlLoop {
             hop.mailbox.close(with: error, batch: drains)
             return
         }
-        guard add(easy, for: hop.request.url, hop.mailbox) else { return }
+        poolLimits.transferStarted(hop.id, to: hop.request.url, isStreaming: hop.request.isStreaming)
+        applyPoolLimits()
+        guard add(easy, for: hop.request.url, hop.mailbox) else {
+            poolLimits.transferEnded(hop.id, isStreaming: hop.request.isStreaming)
+            return
+        }
         transfers[easy] = transfer
         handlesByID[hop.id] = easy
         deadlines.schedule(hop.id, at: transfer.expiry)
@@ -300,7 +309,7 @@ final class CurlLoop {
                     deadlines.schedule(id, at: socket.expiry)
                     continue
                 }
-                end(socket, with: .timedOut)
+                end(socket, with: socket.expiredError)
             }
         }
     }
@@ -330,6 +339,8 @@ final class CurlLoop {
     }
 
     private func pollMilliseconds() -> Int {
+        // A socket left bytes to read for the next turn.
+        guard pumpQueue.isEmpty else { return 0 }
         let milliseconds = deadlines.milliseconds(from: .now(), atMost: Self.maximumPollMilliseconds)
         guard let libcurl = socketWatch?.libcurlTimeoutMilliseconds, libcurl >= 0 else { return milliseconds }
         return min(milliseconds, libcurl)
@@ -337,6 +348,8 @@ final class CurlLoop {
 
     private func remove(_ transfer: CurlTransfer) {
         _ = errand_curl_multi_remove_handle(multi, transfer.easy)
+        poolLimits.transferEnded(transfer.hop.id, isStreaming: transfer.hop.request.isStreaming)
+        applyPoolLimits()
         transfers[transfer.easy] = nil
         handlesByID[transfer.hop.id] = nil
         deadlines.cancel(transfer.hop.id)

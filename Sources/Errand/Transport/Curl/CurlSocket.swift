@@ -4,15 +4,22 @@ import Foundation
 
 /// A connection upgraded for a WebSocket, on the curl thread. libcurl connects it
 /// (`CURLOPT_CONNECT_ONLY`: DNS, a proxy tunnel, TLS, HTTP/1.1 only); this then writes the
-/// upgrade request, reads the answer's head, and moves bytes both ways whenever the loop's poll
-/// finds the socket ready: with `curl_easy_send` and `curl_easy_recv` over TLS, and straight on
-/// the socket without (see ``isCleartext``).
+/// upgrade request, reads the answer (``HandshakeAnswerReader``), and moves bytes both ways
+/// whenever the loop's poll finds the socket ready.
+///
+/// A connection without TLS becomes the socket's alone once connected: it takes a descriptor of
+/// its own and libcurl lets go of the connection, so that nothing libcurl does with its pool —
+/// closing idle connections after ``ConnectionOptions/idleConnectionTimeout``, or the oldest
+/// when the pool is full — can close it, or hand its number to another connection. Over TLS
+/// only libcurl holds the session: the first `curl_easy_send` makes the connection in use,
+/// which libcurl then never closes while the socket lives.
 ///
 /// What it reads reaches the consumer through the mailbox as a response does — the head, then
 /// body chunks — so a consumer that falls behind pauses the reading as it pauses a download, and
 /// TCP pushes back on the server. After a `101` the body is the peer's byte stream, ended by
-/// `.completed(nil)` when the peer closes the connection; any other answer's body is kept up to
-/// ``refusalBodyLimit`` bytes.
+/// `.completed(nil)` when the peer closes the connection; any other answer's body is read as it
+/// is framed, up to ``HandshakeAnswerReader/bodyLimit``. `timeoutInterval` bounds the whole
+/// handshake, a refusal's body included.
 final class CurlSocket {
     /// What the curl thread needs to open one.
     struct Opening: Sendable {
@@ -26,18 +33,21 @@ final class CurlSocket {
     }
 
     /// What a pump of the socket left it as.
-    enum State {
+    enum State: Equatable {
         case alive
+        /// It read all it may in one turn and may have more: the loop pumps it again next turn.
+        case busy
         /// The connection ended: `nil` when the peer closed it after its head, else why.
         case ended(ErrandError?)
     }
 
     private enum Phase {
-        case connecting
-        case readingHead
+        /// Connecting, writing the upgrade request or reading the answer.
+        case handshake
         case open
-        /// A refused handshake's body: the bytes still to keep, until then or until the peer closes.
-        case refusalBody(remaining: Int)
+        /// Its owner's last write went out: what the peer still sends is read and dropped until
+        /// it closes, so that the close frame reaches it rather than a reset that would drop it.
+        case lingering
     }
 
     private struct Write {
@@ -46,40 +56,47 @@ final class CurlSocket {
         let completion: @Sendable (ErrandError?) -> Void
     }
 
-    /// The most of a refused handshake's body that is kept.
-    static let refusalBodyLimit = 64 << 10
-    /// The longest head read before the answer is refused as malformed.
-    private static let headLimit = 64 << 10
+    /// How its owner asked it to end.
+    private struct Ending {
+        let error: ErrandError?
+        /// When it ends whatever is left to write or to read.
+        let deadline: DispatchTime
+    }
+
     /// The size of the buffer the loop lends every socket to read into.
     static let readSize = 64 << 10
+    /// The most bytes read in one turn: a peer that sends without pause still leaves the curl
+    /// thread to its timers and its other transfers.
+    static let readBudget = 4 * readSize
 
     let id: Int
-    let easy: UnsafeMutableRawPointer
     let mailbox: CurlEventMailbox
     let url: URL
-    /// The host overrides libcurl reads while connecting; freed with the socket.
-    let resolveList: UnsafeMutableRawPointer?
-    /// No TLS on the connection, to the server or a proxy: its bytes go straight through the
-    /// socket. libcurl 7.x walks every open connection to find this one on each send and
-    /// receive: with a thousand sockets open, a third of the curl thread's time.
+    /// The host overrides libcurl reads while connecting; freed with the handle.
+    private(set) var resolveList: UnsafeMutableRawPointer?
+    /// libcurl's handle of the connection; `nil` once the connection is the socket's alone.
+    private(set) var easy: UnsafeMutableRawPointer?
+    /// No TLS on the connection, to the server or a proxy: it becomes the socket's alone once
+    /// connected, and its bytes go straight through its socket. libcurl 7.x walks every open
+    /// connection to find this one on each send and receive: with a thousand sockets open, a
+    /// third of the curl thread's time.
     private let isCleartext: Bool
     /// The socket to poll; -1 until connected.
     private(set) var descriptor: Int32 = -1
+    /// Whether ``descriptor`` is the socket's own, which it closes, rather than libcurl's.
+    private var ownsDescriptor = false
     /// Whether the loop queued it to pump this turn: it became ready, or has new writes, a
     /// resumed reader, or TLS data OpenSSL may hold with the socket itself quiet.
     var isQueuedForPump = false
     /// What the loop's ``CurlSocketWatch`` watches it for: 0 while unwatched.
     var watchedEvents: Int16 = 0
     private let handshakeDeadline: DispatchTime
-    private var phase = Phase.connecting
-    private var head = CurlResponseHead()
-    private var headBuffer = Data()
+    private var phase = Phase.handshake
+    private var answer = HandshakeAnswerReader()
     private var writes: [Write] = []
     /// Bytes read that the mailbox declined: its consumer is behind.
     private var declined: Data?
-    /// How the socket ends once its writes went out, when its owner dropped it: whatever the
-    /// peer does meanwhile (a peer answering a close frame closes the connection at once).
-    private var pendingEnd: ErrandError??
+    private var ending: Ending?
 
     init(_ opening: Opening, easy: UnsafeMutableRawPointer, resolveList: UnsafeMutableRawPointer?, isCleartext: Bool) {
         id = opening.id
@@ -111,12 +128,17 @@ final class CurlSocket {
         return Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
     }
 
-    /// When the socket must have given up waiting: the handshake's deadline, until its head arrived.
+    /// When the socket must have given up: the handshake's deadline until the answer was read,
+    /// and its end's once its owner asked for one.
     var expiry: DispatchTime? {
-        switch phase {
-        case .connecting, .readingHead: handshakeDeadline
-        case .open, .refusalBody: nil
-        }
+        let handshake = phase == .handshake ? handshakeDeadline : nil
+        guard let ending else { return handshake }
+        return min(handshake ?? ending.deadline, ending.deadline)
+    }
+
+    /// What the socket ends with once ``expiry`` passed.
+    var expiredError: ErrandError? {
+        phase == .handshake ? .timedOut : ending?.error
     }
 
     /// The events to poll the socket for; `nil` while connecting, when libcurl polls it.
@@ -127,39 +149,80 @@ final class CurlSocket {
         return Int16(events)
     }
 
-    /// libcurl finished connecting: the upgrade request can go out.
-    func connected() {
-        descriptor = errand_curl_easy_active_socket(easy)
-        phase = .readingHead
+    /// libcurl finished connecting: the upgrade request can go out. A connection without TLS
+    /// becomes the socket's own: the caller then lets libcurl's handle go (``releaseHandle()``),
+    /// which closes only libcurl's descriptor.
+    /// - Returns: Why the socket cannot go on, if it cannot.
+    func connected() -> ErrandError? {
+        guard let easy else { return nil }
+        let libcurlDescriptor = errand_curl_easy_active_socket(easy)
+        guard libcurlDescriptor >= 0 else { return Self.lost(url) }
+        guard isCleartext else {
+            descriptor = libcurlDescriptor
+            return nil
+        }
+        let own = errand_socket_duplicate(libcurlDescriptor)
+        guard own >= 0 else {
+            let reason = "could not take the WebSocket's connection from libcurl (\(String(cString: strerror(errno))))"
+            return .transport(
+                URLError(
+                    .cannotConnectToHost,
+                    userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
+        }
+        descriptor = own
+        ownsDescriptor = true
+        return nil
     }
 
-    /// Queues `bytes`; `completion` runs on the curl thread once libcurl took the last of them,
-    /// so it must only hand the outcome on.
+    /// Whether libcurl still holds the connection (over TLS, or while connecting).
+    var holdsLibcurlConnection: Bool { easy != nil }
+
+    /// Whether the caller should let libcurl's handle go now: the connection is the socket's.
+    var canReleaseHandle: Bool { ownsDescriptor && easy != nil }
+
+    /// Forgets libcurl's handle and its host overrides, which the caller frees.
+    func releaseHandle() {
+        easy = nil
+        resolveList = nil
+    }
+
+    /// Closes the socket's own descriptor, once it left the watch; libcurl closes its own.
+    func closeOwnDescriptor() {
+        guard ownsDescriptor, descriptor >= 0 else { return }
+        errand_socket_close(descriptor)
+        descriptor = -1
+        ownsDescriptor = false
+    }
+
+    /// Queues `bytes`; `completion` runs on the curl thread once they all went out, so it must
+    /// only hand the outcome on.
     func write(_ bytes: Data, completion: @escaping @Sendable (ErrandError?) -> Void) {
+        guard ending == nil else { return completion(.cancelled) }
         writes.append(Write(bytes: bytes, completion: completion))
     }
 
-    /// Ends the socket with `error` once the writes queued so far went out.
-    func end(afterWrites error: ErrandError?) {
-        pendingEnd = .some(error)
+    /// Ends the socket with `error` once the writes queued so far went out and the peer closed,
+    /// or `seconds` from now at the latest. An earlier end's deadline stands when it is sooner.
+    func end(afterWrites error: ErrandError?, within seconds: TimeInterval) {
+        let deadline = DispatchTime.now() + CurlHop.timeout(seconds)
+        if let ending, ending.deadline <= deadline { return }
+        ending = Ending(error: ending?.error ?? error, deadline: deadline)
     }
 
-    /// Sends what is queued and reads what is there, each until the socket would block;
-    /// `buffer`, of ``readSize`` bytes, is the loop's, shared by its sockets: an idle socket
-    /// holds no read buffer of its own.
+    /// Sends what is queued and reads what is there, each until the socket would block or the
+    /// turn's budget is spent; `buffer`, of ``readSize`` bytes, is the loop's, shared by its
+    /// sockets: an idle socket holds no read buffer of its own.
     func pump(batch: CurlDrainBatch, buffer: inout [UInt8]) -> State {
         guard descriptor >= 0 else { return .alive }
-        let state = flush(batch: batch)
-        if let pendingEnd, writes.isEmpty || isEnded(state) { return .ended(pendingEnd) }
-        if case .ended = state { return state }
+        if case .ended(let error) = flush() { return .ended(ending?.error ?? error) }
+        if let ending, writes.isEmpty, phase != .lingering {
+            guard ending.deadline > .now() else { return .ended(ending.error) }
+            phase = .lingering
+            if ownsDescriptor { errand_socket_shutdown_writing(descriptor) }
+        }
         let read = read(batch: batch, buffer: &buffer)
-        if let pendingEnd, isEnded(read) { return .ended(pendingEnd) }
+        if let ending, case .ended = read { return .ended(ending.error) }
         return read
-    }
-
-    private func isEnded(_ state: State) -> Bool {
-        if case .ended = state { return true }
-        return false
     }
 
     /// Fails the writes still queued: the connection is gone.
@@ -169,7 +232,7 @@ final class CurlSocket {
         for write in pending { write.completion(error) }
     }
 
-    private func flush(batch: CurlDrainBatch) -> State {
+    private func flush() -> State {
         while !writes.isEmpty {
             var sent = 0
             let result = writes[0].bytes.withUnsafeBytes { bytes in
@@ -190,90 +253,88 @@ final class CurlSocket {
             declined = nil
             _ = deliver(bytes, batch: batch)
         }
+        var budget = Self.readBudget
         // Until CURLE_AGAIN: TLS may hold decrypted bytes that no poll would report.
         while declined == nil {
+            guard budget > 0 else { return .busy }
             var count = 0
             let result = buffer.withUnsafeMutableBytes { receive(into: $0, received: &count) }
             if result == ERRAND_CURLE_AGAIN { return .alive }
             if let error = CurlErrorMapping.error(for: result, url: url) { return .ended(error) }
-            guard count > 0 else { return endOfStream() }
-            if case .ended(let error) = take(Data(buffer[..<count]), batch: batch) { return .ended(error) }
+            guard count > 0 else { return endOfStream(batch: batch) }
+            budget -= count
+            let state = take(Data(buffer[..<count]), batch: batch)
+            guard state == .alive else { return state }
         }
         return .alive
     }
 
     /// Sends what it can of `bytes` (a `CURLE_*` result).
     private func send(_ bytes: UnsafeRawBufferPointer, sent: inout Int) -> Int32 {
-        isCleartext
-            ? errand_socket_send(descriptor, bytes.baseAddress, bytes.count, &sent)
-            : errand_curl_easy_send(easy, bytes.baseAddress, bytes.count, &sent)
+        guard !ownsDescriptor, let easy else {
+            return errand_socket_send(descriptor, bytes.baseAddress, bytes.count, &sent)
+        }
+        return errand_curl_easy_send(easy, bytes.baseAddress, bytes.count, &sent)
     }
 
     /// Reads what is there into `buffer` (a `CURLE_*` result; 0 bytes when the peer closed).
     private func receive(into buffer: UnsafeMutableRawBufferPointer, received: inout Int) -> Int32 {
-        isCleartext
-            ? errand_socket_recv(descriptor, buffer.baseAddress, buffer.count, &received)
-            : errand_curl_easy_recv(easy, buffer.baseAddress, buffer.count, &received)
+        guard !ownsDescriptor, let easy else {
+            return errand_socket_recv(descriptor, buffer.baseAddress, buffer.count, &received)
+        }
+        return errand_curl_easy_recv(easy, buffer.baseAddress, buffer.count, &received)
     }
 
     /// The peer closed the connection.
-    private func endOfStream() -> State {
-        switch phase {
-        // A refused handshake's body may end with the connection; what came of it is kept.
-        case .open, .refusalBody: .ended(nil)
-        case .connecting, .readingHead:
-            .ended(.transport(URLError(.networkConnectionLost, userInfo: [NSURLErrorFailingURLErrorKey: url])))
+    private func endOfStream(batch: CurlDrainBatch) -> State {
+        guard phase == .handshake else { return .ended(nil) }
+        do throws(HandshakeAnswerReader.Failure) {
+            // A refusal's body may end with the connection; what came of it is kept.
+            return post(try answer.takeEnd(), batch: batch) ?? .ended(Self.lost(url))
+        } catch {
+            return .ended(failure(error))
         }
     }
 
     private func take(_ bytes: Data, batch: CurlDrainBatch) -> State {
         switch phase {
-        case .connecting, .readingHead:
-            return takeHead(bytes, batch: batch)
-        case .open:
-            return deliver(bytes, batch: batch)
-        case .refusalBody(let remaining):
-            let kept = bytes.prefix(remaining)
-            let state = deliver(kept, batch: batch)
-            phase = .refusalBody(remaining: remaining - kept.count)
-            return remaining == kept.count ? .ended(nil) : state
+        case .open: return deliver(bytes, batch: batch)
+        case .lingering: return .alive
+        case .handshake:
+            do throws(HandshakeAnswerReader.Failure) {
+                return post(try answer.take(bytes), batch: batch) ?? .alive
+            } catch {
+                return .ended(failure(error))
+            }
         }
     }
 
-    /// Reads the answer's head line by line; what follows it is the body.
-    private func takeHead(_ bytes: Data, batch: CurlDrainBatch) -> State {
-        headBuffer.append(bytes)
-        while let lineEnd = headBuffer.firstIndex(of: 0x0A) {
-            let line = headBuffer[headBuffer.startIndex...lineEnd]
-            let outcome = line.withUnsafeBytes { head.take($0) }
-            headBuffer = Data(headBuffer[(lineEnd + 1)...])
-            guard case .complete = outcome else { continue }
-            return headEnded(batch: batch)
+    /// Posts what the answer's bytes came to; the state they leave the socket in, when they end it.
+    private func post(_ events: [HandshakeAnswerReader.Event], batch: CurlDrainBatch) -> State? {
+        for event in events {
+            switch event {
+            case .head(let statusCode, let headers):
+                mailbox.post(.responseHead(statusCode: statusCode, headers: headers), batch: batch)
+                if statusCode == 101 { phase = .open }
+            case .upgraded(let bytes), .body(let bytes):
+                _ = deliver(bytes, batch: batch)
+            case .ended:
+                return .ended(nil)
+            }
         }
-        guard headBuffer.count <= Self.headLimit else {
-            return .ended(.transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])))
-        }
-        return .alive
+        return nil
     }
 
-    private func headEnded(batch: CurlDrainBatch) -> State {
-        let statusCode = head.statusCode
-        guard statusCode > 0 else {
-            return .ended(.transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url])))
+    private func failure(_ failure: HandshakeAnswerReader.Failure) -> ErrandError {
+        switch failure {
+        case .badServerResponse:
+            .transport(URLError(.badServerResponse, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+        case .connectionLost: Self.lost(url)
         }
-        let headers = head.headers
-        mailbox.post(.responseHead(statusCode: statusCode, headers: headers), batch: batch)
-        if statusCode == 101 {
-            phase = .open
-        } else {
-            let length = headers.headerField("Content-Length").flatMap { Int($0.trimmed) }
-            let remaining = min(max(length ?? Self.refusalBodyLimit, 0), Self.refusalBodyLimit)
-            phase = .refusalBody(remaining: remaining)
-            if remaining == 0 { return .ended(nil) }
-        }
-        let rest = headBuffer
-        headBuffer = Data()
-        return rest.isEmpty ? .alive : take(rest, batch: batch)
+    }
+
+    private static func lost(_ url: URL) -> ErrandError {
+        .transport(URLError(.networkConnectionLost, userInfo: [NSURLErrorFailingURLErrorKey: url]))
     }
 
     /// Hands `bytes` to the consumer, or keeps them until it catches up.

@@ -29,18 +29,19 @@ final class CurlTask: TransportTask {
         mailbox.hold(false)
     }
 
-    /// Sends `bytes`, then drops the connection completing it with `error`; both reach the curl
-    /// thread together, so nothing the peer does in between can complete it first.
-    func writeLast(_ bytes: Data, endingWith error: ErrandError?) {
+    /// Sends `bytes`, then ends the connection as ``close(within:endingWith:)`` does; both reach
+    /// the curl thread together, so nothing the peer does in between can complete it first.
+    func writeLast(_ bytes: Data, within seconds: TimeInterval, endingWith error: ErrandError?) {
         guard let driver, !mailbox.isClosed else { return }
-        driver.submit([.write(id: id, bytes, completion: { _ in }), .drop(id: id, error)])
+        driver.submit([.write(id: id, bytes, completion: { _ in }), .drop(id: id, error, within: seconds)])
     }
 
-    /// Drops a connection opened by ``CurlTransport/openSocket(_:events:)`` once what was
-    /// written before went out, completing it with `error` (`nil`: normally), from any thread.
-    func drop(endingWith error: ErrandError?) {
+    /// Ends a connection opened by ``CurlTransport/openSocket(_:events:)`` once what was written
+    /// before went out and the peer closed it, or after `seconds`, completing it with `error`
+    /// (`nil`: normally), from any thread.
+    func close(within seconds: TimeInterval, endingWith error: ErrandError?) {
         guard let driver, !mailbox.isClosed else { return }
-        driver.submit(.drop(id: id, error))
+        driver.submit(.drop(id: id, error, within: seconds))
     }
 
     /// Sends `bytes` on a connection opened by ``CurlTransport/openSocket(_:head:events:)``;
