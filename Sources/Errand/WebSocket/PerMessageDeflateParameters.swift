@@ -20,7 +20,7 @@ package struct PerMessageDeflateParameters: Sendable, Equatable {
     /// - Throws: ``ErrandError/serialization(_:)`` naming the field, for an extension not offered
     ///   (any, when `offered` is `false`), more than one, anything not well formed, or a parameter
     ///   unknown, repeated or out of range.
-    init(accepted field: String, offered: Bool) throws(ErrandError) {
+    package init(accepted field: String, offered: Bool) throws(ErrandError) {
         let extensions = field.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmed }
         guard offered, extensions.count == 1, let accepted = extensions.first, !accepted.isEmpty else {
             throw Self.refusal(field, "agrees to extensions that were not offered")

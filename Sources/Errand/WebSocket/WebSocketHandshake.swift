@@ -4,24 +4,24 @@ import Foundation
 /// The opening handshake's two halves (RFC 6455 §4): the header fields the upgrade request
 /// carries, and the checks a `101 Switching Protocols` answer must pass — the accept key, the
 /// upgrade, and only a subprotocol and extension the client offered.
-struct WebSocketHandshake: Sendable {
+package struct WebSocketHandshake: Sendable {
     /// What the server agreed to.
-    struct Agreement: Sendable, Equatable {
-        var subprotocol: String?
+    package struct Agreement: Sendable, Equatable {
+        package var subprotocol: String?
         /// The permessage-deflate parameters, when the server accepted compression.
-        var compression: PerMessageDeflateParameters?
+        package var compression: PerMessageDeflateParameters?
     }
 
     /// The GUID RFC 6455 appends to the key before hashing it.
     private static let keyGUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     /// `Sec-WebSocket-Key`: 16 random bytes in base64, new for each handshake.
-    let key: String
-    let options: WebSocketOptions
+    package let key: String
+    package let options: WebSocketOptions
     /// Whether permessage-deflate is offered: asked for, and zlib is there to do it.
-    let offersCompression: Bool
+    package let offersCompression: Bool
 
-    init(
+    package init(
         options: WebSocketOptions,
         key: String = Data((0..<16).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     ) {
@@ -32,7 +32,7 @@ struct WebSocketHandshake: Sendable {
 
     /// Checks what the caller asked to offer: each subprotocol a token (RFC 6455 §4.1), none twice.
     /// - Throws: ``ErrandError/serialization(_:)`` naming the subprotocol, before anything is sent.
-    func checkOffer() throws(ErrandError) {
+    package func checkOffer() throws(ErrandError) {
         var seen: Set<String> = []
         for subprotocol in options.subprotocols {
             guard HeaderFieldCheck.isToken(subprotocol) else {
@@ -70,13 +70,13 @@ struct WebSocketHandshake: Sendable {
     }
 
     /// The `Sec-WebSocket-Accept` a server must answer `key` with.
-    static func acceptValue(for key: String) -> String {
+    package static func acceptValue(for key: String) -> String {
         Data(SHA1.digest(Array((key + keyGUID).utf8))).base64EncodedString()
     }
 
     /// What a `101` answer agreed to.
     /// - Throws: ``ErrandError/serialization(_:)`` naming what does not match the offer.
-    func agreement(with response: Response) throws(ErrandError) -> Agreement {
+    package func agreement(with response: Response) throws(ErrandError) -> Agreement {
         guard response.value(forHeader: "Upgrade")?.trimmed.equalsIgnoringASCIICase("websocket") == true else {
             throw .serialization("the WebSocket handshake's answer does not upgrade to websocket")
         }
