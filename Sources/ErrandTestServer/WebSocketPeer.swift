@@ -84,7 +84,12 @@ struct WebSocketPeer {
         if let code = script.closeCode {
             guard send(opcode: 0x8, Self.closePayload(code, script.closeReason)) else { return }
             // The client's close frame answers it; anything before it is read and dropped.
-            while let frame = readFrame(), frame.opcode != 0x8 {}
+            while let frame = readFrame() {
+                guard frame.opcode == 0x8 else { continue }
+                connection.server.webSocketCloses.note(
+                    frame.payload.count >= 2 ? UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) : nil)
+                break
+            }
             return
         }
         while let message = nextMessage() {

@@ -260,7 +260,6 @@ final class WebSocketSession: Sendable {
         // consumer's to know about.
         let isNormal = !answers || code == nil || code == .normalClosure
         let closed = ErrandError.webSocketClosed(code: code ?? .noStatusReceived, reason: reason)
-        inbox.finish(isNormal ? nil : closed)
         // The request succeeded unless the server ended it for another reason than going away.
         let outcome = isNormal || code == .goingAway ? nil : closed
         let echo = Self.frame(.close, WebSocketFrame.closePayload(code, reason: ""))
@@ -270,10 +269,13 @@ final class WebSocketSession: Sendable {
             then: answers
                 ? .last(echo, grace: options.closeTimeout, error: outcome)
                 : .end(grace: options.closeTimeout, error: outcome))
+        // Only now: a consumer that lets go of the socket as iteration ends would close it with
+        // 1001 before the echo was queued.
+        inbox.finish(isNormal ? nil : closed)
     }
 
     /// Fails the connection: a close frame with `code` if none was sent, then the end, with
-    /// `error` for the consumer and every wait.
+    /// `error` for the consumer (``end(error:then:)`` tells it) and every wait.
     func fail(code: WebSocketCloseCode, reason: String, error: ErrandError) {
         let sends = state.withLock { state -> Bool? in
             guard state.phase != .closed else { return nil }
@@ -281,7 +283,6 @@ final class WebSocketSession: Sendable {
             return state.phase == .open
         }
         guard let sends else { return }
-        inbox.finish(error)
         let closeFrame = Self.frame(.close, WebSocketFrame.closePayload(code, reason: reason))
         end(
             error: error,

@@ -372,6 +372,22 @@ struct WebSocketHostileServerTests {
         #expect(received == ["tick 1", "tick 2", "tick 3"])
     }
 
+    @Test func aSocketLetGoOfAsItsIterationEndsEchoesTheServersCode() async throws {
+        defer { fixture.server.stop() }
+        let agent = fixture.makeAgent(transport: CurlTransport())
+        for round in 1...20 {
+            // The loop ends with the server's close, and the socket goes with the function.
+            func readToTheEnd() async throws {
+                for try await _ in try await agent.webSocket(Echo(query: "?send=1&close=4000")) {}
+            }
+            await #expect(throws: ErrandError.webSocketClosed(code: WebSocketCloseCode(rawValue: 4000), reason: "")) {
+                try await readToTheEnd()
+            }
+            let codes = await fixture.server.webSocketCloseCodes(count: round)
+            #expect(codes.last == 4000, "round \(round): the client answered \(String(describing: codes.last))")
+        }
+    }
+
     // MARK: 8. A message over the limit
 
     @Test(arguments: [true, false])
