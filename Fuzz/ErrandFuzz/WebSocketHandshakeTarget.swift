@@ -42,12 +42,21 @@ enum WebSocketHandshakeTarget {
         }
     }
 
-    /// What the answer came to: its events, the peer's bytes after a `101` (as the socket would
-    /// deliver them), and the failure that ended it.
+    /// What the answer came to: its events (a refusal's body joined into one, as it is cut
+    /// wherever the pieces were), the peer's bytes after a `101` (as the socket would deliver
+    /// them), and the failure that ended it.
     private struct Reading: Equatable {
         var events: [HandshakeAnswerReader.Event] = []
         var upgradedBytes: [UInt8] = []
         var failure: HandshakeAnswerReader.Failure?
+
+        mutating func append(_ event: HandshakeAnswerReader.Event) {
+            switch (events.last, event) {
+            case (.body(let before)?, .body(let more)): events[events.count - 1] = .body(before + more)
+            case (_, .upgraded(let bytes)): upgradedBytes += bytes
+            default: events.append(event)
+            }
+        }
     }
 
     private static func read(_ chunks: [[UInt8]]) -> Reading {
@@ -59,16 +68,10 @@ enum WebSocketHandshakeTarget {
                     reading.upgradedBytes += chunk
                     continue
                 }
-                for event in try reader.take(Data(chunk)) {
-                    if case .upgraded(let bytes) = event {
-                        reading.upgradedBytes += bytes
-                    } else {
-                        reading.events.append(event)
-                    }
-                }
+                for event in try reader.take(Data(chunk)) { reading.append(event) }
                 if reading.events.last == .ended { return reading }
             }
-            reading.events += try reader.takeEnd()
+            for event in try reader.takeEnd() { reading.append(event) }
         } catch {
             reading.failure = error
         }

@@ -15,6 +15,8 @@ package struct ChunkedBodyDecoder: Sendable {
         /// Trailer lines, until the empty one.
         case trailer
         case ended
+        /// The framing broke: nothing more is body.
+        case malformed
     }
 
     /// The longest size or trailer line read.
@@ -30,14 +32,19 @@ package struct ChunkedBodyDecoder: Sendable {
         if case .ended = step { true } else { false }
     }
 
-    /// The body's bytes that `bytes` completes, in order; the bytes that follow the body's end are
-    /// not read. Returns `nil` for a framing no server may send.
-    package mutating func decode(_ bytes: Data) -> [Data]? {
+    /// Whether the bytes broke the framing, as no server may: nothing after that is body.
+    package var isMalformed: Bool {
+        if case .malformed = step { true } else { false }
+    }
+
+    /// The body's bytes that `bytes` completes, in order, up to the body's end or the point where
+    /// the framing broke (``isMalformed``); what follows is not read.
+    package mutating func decode(_ bytes: Data) -> [Data] {
         var output: [Data] = []
         var index = bytes.startIndex
         while index < bytes.endIndex {
             switch step {
-            case .ended:
+            case .ended, .malformed:
                 return output
             case .data(let remaining):
                 let count = min(remaining, bytes.endIndex - index)
@@ -49,12 +56,18 @@ package struct ChunkedBodyDecoder: Sendable {
                 let byte = bytes[index]
                 index += 1
                 guard byte == 0x0A else {
-                    guard line.count < Self.lineLimit else { return nil }
+                    guard line.count < Self.lineLimit else {
+                        step = .malformed
+                        return output
+                    }
                     line.append(byte)
                     continue
                 }
                 if line.last == 0x0D { line.removeLast() }
-                guard takeLine() else { return nil }
+                guard takeLine() else {
+                    step = .malformed
+                    return output
+                }
                 line.removeAll(keepingCapacity: true)
             }
         }
@@ -81,7 +94,7 @@ package struct ChunkedBodyDecoder: Sendable {
         case .trailer:
             if line.isEmpty { step = .ended }
             return true
-        case .data, .ended:
+        case .data, .ended, .malformed:
             return true
         }
     }

@@ -164,14 +164,10 @@ package struct HandshakeAnswerReader {
             if remaining == count { events += finishBody() }
             return bytes.dropFirst(count)
         case .chunked(var decoder):
-            guard let pieces = decoder.decode(Data(bytes)) else {
-                // A refusal's body framed as no server may: what came of it is kept, and it ends.
-                events += finishBody()
-                return bytes[bytes.endIndex...]
-            }
-            for piece in pieces { keep(piece, into: &events) }
+            for piece in decoder.decode(Data(bytes)) { keep(piece, into: &events) }
             framing = .chunked(decoder)
-            if decoder.isComplete { events += finishBody() }
+            // A refusal's body framed as no server may: what came of it is kept, and it ends.
+            if decoder.isComplete || decoder.isMalformed { events += finishBody() }
             return bytes[bytes.endIndex...]
         case .untilClose:
             keep(Data(bytes), into: &events)
