@@ -29,6 +29,8 @@ import Foundation
 ///   at the origin the request goes to — with or without a `baseUrl` configured.
 /// - With ``NetworkConfig/debugLogEnabled`` on, the log line of a request the scope kept the
 ///   credential from says so, and why.
+/// - The header fields ``Authenticator/apply(_:to:)`` sets are credentials
+///   (``TransportRequest/credentialHeaders``): a redirect to another origin drops them.
 public final class AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, RequestAccessory, Sendable {
     private struct State {
         /// The credential without a store, and its revision: counts changes, so that a refresh
@@ -122,6 +124,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         guard let credential = try await usableCredential(of: account) else { return request }
         var adapted = request
         authenticator.apply(credential, to: &adapted)
+        // What it set is the credential, whatever the fields are called.
+        adapted.credentialHeaders.formUnion(adapted.headers.keys.filter { adapted.headers[$0] != request.headers[$0] })
         return adapted
     }
 

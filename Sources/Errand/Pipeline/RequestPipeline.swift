@@ -181,7 +181,7 @@ final class RequestPipeline: Sendable {
         let stream = task.stream
         let outgoing: TransportRequest
         do {
-            outgoing = try HeaderFieldCheck.checked(download?.prepare(adapted) ?? adapted)
+            outgoing = try HeaderFieldCheck.checked(download?.prepare(adapted) ?? adapted).markingSecretHeaders()
         } catch {
             return finish(task, response: nil, error: error)
         }
