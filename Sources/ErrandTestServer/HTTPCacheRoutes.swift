@@ -3,6 +3,7 @@ import Foundation
 /// `GET /http-cache/{name}`: the ``CacheableResource`` a test set for `name`, answered as an
 /// origin server answers a conditional request (RFC 9110 §13.2.2): `If-None-Match` first, by
 /// weak comparison; else `If-Modified-Since`, equal to `Last-Modified`. 404 for an unknown name.
+/// A full answer is `text/plain` unless the resource's fields name a `Content-Type`.
 /// An unsafe method on it answers as the request's `Answer-Status` (default 204),
 /// `Answer-Location` and `Answer-Content-Location` fields say, changing nothing.
 enum HTTPCacheRoutes {
@@ -34,7 +35,9 @@ enum HTTPCacheRoutes {
             return HTTPResponse(
                 status: 304, headers: headers + resource.notModifiedHeaders.map { HTTPHeader($0.key, $0.value) })
         }
-        headers.append(HTTPHeader("Content-Type", "text/plain; charset=utf-8"))
+        if resource.headers.keys.allSatisfy({ $0.lowercased() != "content-type" }) {
+            headers.append(HTTPHeader("Content-Type", "text/plain; charset=utf-8"))
+        }
         return HTTPResponse(status: resource.status, headers: headers, body: Data(resource.body.utf8))
     }
 

@@ -3,8 +3,13 @@ import Foundation
 
 /// The one line a finished request logs when ``NetworkConfig/debugLogEnabled`` is on.
 enum DebugLog {
-    /// `[Errand] GET http://host/path?token=<redacted> → 200, 12.3 ms, 512 bytes`
+    /// `[Errand] GET http://host/path?token=<redacted> → 200, 12.3 ms, 512 bytes`, then the
+    /// task's notes (`; credential withheld: …`).
     static func line(for task: RequestTask, end: DispatchTime = .now()) -> String {
+        ([outcomeLine(for: task, end: end)] + task.debugNotes.map(oneLine)).joined(separator: "; ")
+    }
+
+    private static func outcomeLine(for task: RequestTask, end: DispatchTime) -> String {
         let milliseconds = Double(end.uptimeNanoseconds &- task.startTime.uptimeNanoseconds) / 1_000_000
         let duration = String(format: "%.1f ms", milliseconds)
         guard let request = task.transportRequest else {

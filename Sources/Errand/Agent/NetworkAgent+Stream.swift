@@ -15,7 +15,9 @@ extension NetworkAgent {
     /// cancelling the task that reads the stream does.
     /// - Throws: ``ErrandError/statusCode(_:)`` for a rejected status — the task, which the
     ///   request's ``BaseRequest/requestAccessories`` see, keeps the response with up to 64 KiB of
-    ///   its body — or any error a request can fail with before its response.
+    ///   its body, or all of it up to the request's own ``BaseRequest/maximumResponseSize`` when
+    ///   it sets one (``ErrandError/responseTooLarge(_:)`` past it) — or any error a request can
+    ///   fail with before its response.
     public func stream(_ request: any BaseRequest) async throws(ErrandError) -> ResponseStream {
         try await stream(request, headers: [:])
     }

@@ -35,6 +35,8 @@ extension RequestTask {
         var download: DownloadReceiver?
         var stream: StreamReceiver?
         var bodyFiles = TemporaryBodyFiles()
+        /// What the debug log adds to the task's line, each once: a credential withheld, say.
+        var debugNotes: [String] = []
 
         var outcome: Result<Response, ErrandError> {
             if let error { return .failure(error) }

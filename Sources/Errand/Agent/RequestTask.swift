@@ -172,6 +172,20 @@ public final class RequestTask: Sendable {
         state.withLock { $0.builtRequest = request }
     }
 
+    /// The request as built, before any interceptor: where the request itself goes.
+    var builtRequest: TransportRequest? { state[\.builtRequest] }
+
+    /// Notes the debug log adds to the task's line, in the order first added.
+    var debugNotes: [String] { state[\.debugNotes] }
+
+    /// Adds `note` to the task's debug-log line, unless it is there already: a later attempt
+    /// notes the same again.
+    func addDebugNote(_ note: String) {
+        state.withLock { state in
+            if !state.debugNotes.contains(note) { state.debugNotes.append(note) }
+        }
+    }
+
     /// Keeps `file` until the task finishes, then deletes it: an encoded upload body.
     /// - Returns: `false` when the task already finished; the caller deletes the file itself.
     func adoptTemporaryFile(_ file: URL) -> Bool {

@@ -19,12 +19,18 @@ import Foundation
 ///   request carries the credential of the account that was current when it started, and a
 ///   refreshed credential is saved back to that account — or dropped when the account was signed
 ///   out or saved anew meanwhile.
-/// - Only requests to the app's own API carry the credential: by default those to the origin of
-///   the agent's ``NetworkConfig/baseUrl`` or ``NetworkConfig/cdnUrl``
-///   (``Authenticator/authenticates(_:apiOrigins:)`` widens it). Interceptors and URL filters
-///   otherwise apply to every request of the agent, a request type with its own `baseUrl`
-///   included: this one must not hand the app's token to a third party, nor refresh it for a
-///   third party's `401`.
+/// - Added to the configuration, only requests to the app's own API carry the credential: by
+///   default those to the origin of the agent's ``NetworkConfig/baseUrl`` or
+///   ``NetworkConfig/cdnUrl`` (``Authenticator/authenticates(_:apiOrigins:)`` widens it).
+///   Interceptors and URL filters otherwise apply to every request of the agent, a request type
+///   with its own `baseUrl` included: this one must not hand the app's token to a third party,
+///   nor refresh it for a third party's `401`.
+/// - Carried by a request itself (``BaseRequest/interceptors``), it authenticates that request,
+///   at the origin the request goes to — with or without a `baseUrl` configured.
+/// - With ``NetworkConfig/debugLogEnabled`` on, the log line of a request the scope kept the
+///   credential from says so, and why.
+/// - The header fields ``Authenticator/apply(_:to:)`` sets are credentials
+///   (``TransportRequest/credentialHeaders``): a redirect to another origin drops them.
 public final class AuthenticationInterceptor<A: Authenticator>: RequestInterceptor, RequestAccessory, Sendable {
     private struct State {
         /// The credential without a store, and its revision: counts changes, so that a refresh
@@ -110,11 +116,16 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     /// Applies the current credential, after the refresh in progress or one it needs.
     public func adapt(_ request: TransportRequest, for task: RequestTask) async throws(ErrandError) -> TransportRequest
     {
-        guard isInScope(request, of: task), let account = account(of: task),
-            let credential = try await usableCredential(of: account)
-        else { return request }
+        guard let account = account(of: task) else { return request }
+        guard isInScope(request, of: task) else {
+            noteWithheld(from: request, of: task, account: account)
+            return request
+        }
+        guard let credential = try await usableCredential(of: account) else { return request }
         var adapted = request
         authenticator.apply(credential, to: &adapted)
+        // What it set is the credential, whatever the fields are called.
+        adapted.credentialHeaders.formUnion(adapted.headers.keys.filter { adapted.headers[$0] != request.headers[$0] })
         return adapted
     }
 
@@ -156,8 +167,42 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
 
     /// Whether `request` of `task` may carry the credential, by the authenticator's scope.
     private func isInScope(_ request: TransportRequest, of task: RequestTask) -> Bool {
+        authenticator.authenticates(request, apiOrigins: apiOrigins(of: task, sending: request))
+    }
+
+    /// The origins the credential belongs to: the request's own when the request carries this
+    /// interceptor itself, else those of the configuration's base and CDN URLs.
+    private func apiOrigins(of task: RequestTask, sending request: TransportRequest) -> [URL] {
+        guard !InterceptorScope.isRequestsOwn else { return [task.builtRequest?.url ?? request.url] }
         let configured = [task.config.baseUrl, task.config.cdnUrl].filter { !$0.isEmpty }
-        return authenticator.authenticates(request, apiOrigins: configured.compactMap { URL(string: $0) })
+        return configured.compactMap { URL(string: $0) }
+    }
+
+    /// Tells the debug log that the scope kept `account`'s credential from `request`: a request
+    /// refused for want of it is otherwise a mystery. Names origins only, never the credential.
+    private func noteWithheld(from request: TransportRequest, of task: RequestTask, account: String) {
+        guard task.config.debugLogEnabled, state.withLock({ current(account, in: $0).credential }) != nil else {
+            return
+        }
+        task.addDebugNote(
+            "credential withheld from \(Self.origin(of: request.url)) by AuthenticationInterceptor<\(A.self)>: "
+                + whyWithheld(apiOrigins: apiOrigins(of: task, sending: request)))
+    }
+
+    private func whyWithheld(apiOrigins: [URL]) -> String {
+        if InterceptorScope.isRequestsOwn { return "\(A.self).authenticates(_:apiOrigins:) refused it" }
+        guard !apiOrigins.isEmpty else {
+            return "NetworkConfig.baseUrl and cdnUrl are empty, so the configuration's interceptor authenticates"
+                + " no request; give the request the interceptor itself, or widen authenticates(_:apiOrigins:)"
+        }
+        let origins = apiOrigins.map { Self.origin(of: $0) }.joined(separator: ", ")
+        return "the configuration's interceptor authenticates only the origins of NetworkConfig.baseUrl and"
+            + " cdnUrl (\(origins)); widen authenticates(_:apiOrigins:) for more"
+    }
+
+    /// `scheme://host:port`, without the path, query or user information a URL may hold.
+    private static func origin(of url: URL) -> String {
+        "\(url.scheme ?? "?")://\(url.host ?? "?")" + (url.port.map { ":\($0)" } ?? "")
     }
 
     /// Whether `sent`, refused, goes again as it is or after a refresh. A refresh starts only

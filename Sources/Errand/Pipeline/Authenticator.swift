@@ -38,10 +38,12 @@ public protocol Authenticator: Sendable {
     /// Whether `request` may carry the credential: the interceptor neither applies it to a
     /// request outside this scope nor refreshes it for such a request's `401`.
     ///
-    /// Default: `request` goes to the origin — scheme, host and port — of the agent's
-    /// ``NetworkConfig/baseUrl`` or ``NetworkConfig/cdnUrl``, given as `apiOrigins`. A request type
-    /// with a `baseUrl` of its own (a third party's API) or an absolute URL elsewhere is sent
-    /// without the credential; with neither URL configured, no request carries it. Return `true`
+    /// Default: `request` goes to the origin — scheme, host and port — of one of `apiOrigins`. For
+    /// an interceptor of the configuration they are those of the agent's ``NetworkConfig/baseUrl``
+    /// and ``NetworkConfig/cdnUrl``: a request type with a `baseUrl` of its own (a third party's
+    /// API) or an absolute URL elsewhere is sent without the credential, and with neither URL
+    /// configured no request carries it. For an interceptor a request carries itself
+    /// (``BaseRequest/interceptors``) it is the origin of that request's own URL. Return `true`
     /// for more hosts to widen the scope, such as an upload host of the same API.
     func authenticates(_ request: TransportRequest, apiOrigins: [URL]) -> Bool
 }

@@ -6,10 +6,19 @@
 /// slot held by requests waiting for the same token refresh, the refresh would never run.
 enum InterceptorScope {
     @TaskLocal static var isActive = false
+    /// Whether the interceptor running is one the request carries itself
+    /// (``BaseRequest/interceptors``) rather than the configuration's: an
+    /// ``AuthenticationInterceptor`` of the request's own authenticates the request where it
+    /// goes, one of the configuration's only the configuration's origins.
+    @TaskLocal static var isRequestsOwn = false
 
-    static func run<Value>(_ body: () async throws(ErrandError) -> Value) async throws(ErrandError) -> Value {
+    static func run<Value>(requestsOwn: Bool, _ body: () async throws(ErrandError) -> Value)
+        async throws(ErrandError) -> Value
+    {
         do {
-            return try await $isActive.withValue(true) { try await body() }
+            return try await $isActive.withValue(true) {
+                try await $isRequestsOwn.withValue(requestsOwn) { try await body() }
+            }
         } catch let error as ErrandError {
             throw error
         } catch {
@@ -17,7 +26,7 @@ enum InterceptorScope {
         }
     }
 
-    static func run<Value>(_ body: () async -> Value) async -> Value {
-        await $isActive.withValue(true) { await body() }
+    static func run<Value>(requestsOwn: Bool, _ body: () async -> Value) async -> Value {
+        await $isActive.withValue(true) { await $isRequestsOwn.withValue(requestsOwn) { await body() } }
     }
 }

@@ -181,7 +181,7 @@ final class RequestPipeline: Sendable {
         let stream = task.stream
         let outgoing: TransportRequest
         do {
-            outgoing = try HeaderFieldCheck.checked(download?.prepare(adapted) ?? adapted)
+            outgoing = try HeaderFieldCheck.checked(download?.prepare(adapted) ?? adapted).markingSecretHeaders()
         } catch {
             return finish(task, response: nil, error: error)
         }
@@ -202,8 +202,9 @@ final class RequestPipeline: Sendable {
                 task.monitors.request(task, didReceive: Response(statusCode: status, headers: headers))
             }
             let disposition =
-                stream?.receive(event, task: task, rules: plan.rules, maximumEventSize: plan.maximumResponseSize)
-                ?? download?.receive(event) ?? .record(event)
+                stream?.receive(
+                    event, task: task, rules: plan.rules, maximumEventSize: plan.maximumResponseSize,
+                    refusedBodyLimit: plan.refusedStreamBodyLimit) ?? download?.receive(event) ?? .record(event)
             switch disposition {
             case .record(let event):
                 // A body that goes to a file or a stream's consumer is not held, so not limited;

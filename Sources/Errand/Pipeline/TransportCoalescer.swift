@@ -17,6 +17,8 @@ final class TransportCoalescer: Sendable {
         let method: String
         let url: URL
         let headers: [String: String]
+        /// Which of them stay with their origin on a redirect.
+        let credentialHeaders: Set<String>
         let timeoutInterval: Double
         let timeoutIntervalForResource: Double?
         let deliversDirectly: Bool
@@ -27,6 +29,7 @@ final class TransportCoalescer: Sendable {
             method = request.method
             url = request.url
             headers = request.headers
+            credentialHeaders = request.credentialHeaders
             timeoutInterval = request.timeoutInterval
             timeoutIntervalForResource = request.timeoutIntervalForResource
             self.deliversDirectly = deliversDirectly

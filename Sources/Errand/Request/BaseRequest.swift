@@ -148,7 +148,9 @@ public protocol BaseRequest: Sendable {
     var timeoutIntervalForResource: TimeInterval? { get }
 
     /// The most bytes this request's response body may have in memory, or `nil` for
-    /// ``NetworkConfig/maximumResponseSize``. Default `nil`.
+    /// ``NetworkConfig/maximumResponseSize``. For ``BaseRequest/stream()`` it bounds one line or
+    /// event, and set here it also keeps a refused status's body whole up to it (else its first
+    /// 64 KiB). Default `nil`.
     var maximumResponseSize: Int? { get }
 
     /// The order among queued requests. Default ``RequestPriority/default``.

@@ -12,6 +12,11 @@ struct RequestPlan: Sendable {
     let priority: RequestPriority
     /// The most bytes the body may have in memory.
     let maximumResponseSize: Int
+    /// What a stream keeps of a refused response's body: `nil` for its start
+    /// (``StreamReceiver/keptErrorBodySize``); when the request sets its own
+    /// ``BaseRequest/maximumResponseSize``, all of it up to that size, as a request that is not
+    /// streamed keeps its body — for adapters that hand an error on whole. Never for a WebSocket.
+    let refusedStreamBodyLimit: Int?
     /// Whether an interceptor started the request for an attempt that holds a slot, such as a
     /// token refresh: it skips the concurrency limit (see ``InterceptorScope``).
     let isInterceptorWork: Bool
@@ -44,6 +49,7 @@ struct RequestPlan: Sendable {
         downloadTarget = request.method == .get && !streams ? request.resumableDownloadPath : nil
         priority = request.priority
         maximumResponseSize = request.maximumResponseSize ?? config.maximumResponseSize
+        refusedStreamBodyLimit = streams && !upgradesToWebSocket ? request.maximumResponseSize : nil
         isInterceptorWork = InterceptorScope.isActive
         coalesces = request.coalescesDuplicates && downloadTarget == nil && !streams && !Self.streamsBody(request)
         isOffline = config.isOffline || (request.cachePolicy == .cacheOnly && !streams)

@@ -25,7 +25,8 @@ final class StreamReceiver: Sendable {
         var closing: (@Sendable () -> Void)?
     }
 
-    /// The most bytes of a rejected response's body the task keeps, for the caller to read why.
+    /// The most bytes of a rejected response's body the task keeps, for the caller to read why,
+    /// unless the plan keeps all of it (``RequestPlan/refusedStreamBodyLimit``).
     static let keptErrorBodySize = 64 << 10
     /// Bytes held ahead of a stream's consumer before its transfer pauses, unless the transport
     /// sets its own (``StreamBufferingTransport``).
@@ -106,9 +107,12 @@ final class StreamReceiver: Sendable {
     }
 
     /// Takes one event of `task`'s current attempt; `rules` judge its head, and
-    /// `maximumEventSize` bounds one line or event of the stream that opens.
+    /// `maximumEventSize` bounds one line or event of the stream that opens. A rejected
+    /// response keeps the start of its body, or, with a `refusedBodyLimit`, all of it up to that
+    /// many bytes and fails with ``ErrandError/responseTooLarge(_:)`` past them.
     func receive(
-        _ event: TransportEvent, task: RequestTask, rules: ResponseRules, maximumEventSize: Int
+        _ event: TransportEvent, task: RequestTask, rules: ResponseRules, maximumEventSize: Int,
+        refusedBodyLimit: Int?
     ) -> EventDisposition {
         switch event {
         case .responseHead(let statusCode, let headers):
@@ -128,16 +132,18 @@ final class StreamReceiver: Sendable {
             if let opener { open(head, task: task, maximumEventSize: maximumEventSize, with: opener) }
             return .record(event)
         case .body(let chunk):
+            let keptLimit = max(0, refusedBodyLimit ?? Self.keptErrorBodySize)
             let (streaming, kept, received) = state.withLock { state -> (Bool, Int, Int) in
                 if state.isStreaming {
                     state.receivedBytes += chunk.count
                     return (true, 0, state.receivedBytes)
                 }
-                let kept = min(chunk.count, Self.keptErrorBodySize - state.keptBytes)
+                let kept = min(chunk.count, keptLimit - state.keptBytes)
                 state.keptBytes += kept
                 return (false, kept, 0)
             }
             guard streaming else {
+                if kept < chunk.count, let refusedBodyLimit { return .fail(.responseTooLarge(refusedBodyLimit)) }
                 return kept == chunk.count ? .record(event) : kept > 0 ? .record(.body(chunk.prefix(kept))) : .consumed
             }
             buffer.push(chunk)

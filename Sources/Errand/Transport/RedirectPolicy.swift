@@ -9,9 +9,6 @@ struct RedirectPolicy: Sendable {
     /// a chain too long to be one. Default `16`, as Apple's URLSession.
     var limit = 16
 
-    /// Header fields that carry credentials: dropped when a redirect leaves the origin.
-    static let credentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
-
     /// Whether `statusCode` is a redirect this policy follows (when the response has a `Location`).
     static func isRedirect(_ statusCode: Int) -> Bool {
         [301, 302, 303, 307, 308].contains(statusCode)
@@ -40,7 +37,7 @@ struct RedirectPolicy: Sendable {
         var next = request
         next.url = target
         if !Self.sameOrigin(request.url, target) {
-            next.headers = next.headers.filter { !Self.credentialHeaders.contains($0.key.lowercased()) }
+            next.headers = next.headers.filter { !request.isCredentialHeader($0.key) }
         }
         if Self.becomesGet(method: request.method, statusCode: statusCode) {
             next.method = "GET"

@@ -8,6 +8,13 @@ public struct TransportRequest: Sendable, Equatable {
     public var method: String
     /// The header fields to send.
     public var headers: [String: String]
+    /// Names of the fields of ``headers`` that carry credentials, matched case-insensitively: a
+    /// redirect to another origin drops them, as it always drops `Authorization`, `Cookie` and
+    /// `Proxy-Authorization`. The agent marks the fields an ``Authenticator`` applied and those
+    /// whose names mark a secret, as the debug log masks them (`X-API-Key`, `X-Auth-Token`,
+    /// `Private-Token`, `X-Session-Id`); an interceptor that adds a credential of another name
+    /// inserts it here. Default empty.
+    public var credentialHeaders: Set<String> = []
     /// The body; `nil` for none.
     public var body: Data?
     /// A file whose bytes are the body, streamed from disk; when set, ``body`` is `nil`.
@@ -47,5 +54,28 @@ public struct TransportRequest: Sendable, Equatable {
     /// The value of a header field, matched case-insensitively.
     public func value(forHeader name: String) -> String? {
         headers.headerField(name)
+    }
+}
+
+extension TransportRequest {
+    /// Header fields that carry credentials whoever set them.
+    static let standardCredentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+
+    /// Whether the header field `name` carries a credential: a standard one, or one marked in
+    /// ``credentialHeaders``.
+    func isCredentialHeader(_ name: String) -> Bool {
+        Self.standardCredentialHeaders.contains(name.lowercased())
+            || credentialHeaders.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
+    /// This request with its fields whose names mark a secret marked as credentials too: a token
+    /// in a request's own `headers`, or one an interceptor added, is as much one as what an
+    /// ``Authenticator`` applies.
+    func markingSecretHeaders() -> TransportRequest {
+        let secret = headers.keys.filter { Redactor.isSensitive($0) && !isCredentialHeader($0) }
+        guard !secret.isEmpty else { return self }
+        var marked = self
+        marked.credentialHeaders.formUnion(secret)
+        return marked
     }
 }

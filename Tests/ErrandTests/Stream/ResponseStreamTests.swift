@@ -15,6 +15,7 @@ struct StreamApi: BaseRequest {
     /// Ten minutes by default: a stream a test holds open must not end by the idle timeout while a
     /// loaded sanitizer run stands still; a test of the timeout sets its own.
     var timeoutInterval: TimeInterval = 600
+    var maximumResponseSize: Int?
 
     func statusCodeValidator(_ code: Int) -> Bool { accepts(code) }
 }
@@ -114,6 +115,21 @@ struct ResponseStreamTests {
         #expect(
             task.response?.data.elementsEqual(fixture.body(size: 200_000).prefix(StreamReceiver.keptErrorBodySize))
                 == true)
+    }
+
+    @Test func aRequestWithAMaximumResponseSizeOfItsOwnKeepsARejectedBodyWhole() async throws {
+        defer { fixture.server.stop() }
+        let stopped = StoppedTask()
+        var request = StreamApi(url: "/download/200000", accepts: { $0 == 201 }, requestAccessories: [stopped])
+        request.maximumResponseSize = 200_000
+        await #expect(throws: ErrandError.statusCode(200)) { try await agent.stream(request) }
+        // Told of the stop around the delivery, which may come first.
+        try await eventually { stopped.value != nil }
+        #expect(stopped.value?.response?.data == fixture.body(size: 200_000))
+
+        // Past that size, the body is as much too large as any body the agent would hold.
+        request.maximumResponseSize = 199_999
+        await #expect(throws: ErrandError.responseTooLarge(199_999)) { try await agent.stream(request) }
     }
 
     @Test func aServerErrorThrowsStatusCode() async throws {

@@ -1,3 +1,4 @@
+import ErrandScenarios
 import ErrandTestServer
 import Foundation
 import Testing
@@ -59,6 +60,57 @@ struct RedirectTests {
             #expect(outcome.echoedHeaders.headerField(name) == nil, "\(name) reached the other origin")
         }
         #expect(received.headers.allSatisfy { !$0.value.contains("secret") && !$0.value.contains("c2VjcmV0") })
+    }
+
+    /// Puts an API key and a token in header fields of its own, as many APIs want them.
+    struct KeyAuthenticator: Authenticator {
+        struct Key: AuthenticationCredential {
+            var requiresRefresh: Bool { false }
+        }
+
+        func apply(_ credential: Key, to request: inout TransportRequest) {
+            request.headers["X-API-Key"] = "secret-api-key"
+            request.headers["X-Client"] = "secret-client"
+        }
+
+        func refresh(_ credential: Key) async throws(ErrandError) -> Key { credential }
+    }
+
+    struct Redirected: BaseRequest {
+        let url: String
+        var headers: [String: String] { ["X-Auth-Token": "secret-own-token", "X-Kept": "kept"] }
+    }
+
+    /// What an authenticator applied, and a request's own header whose name marks a secret, are
+    /// credentials as `Authorization` is: they stay with their origin.
+    @Test(arguments: TransportKind.allCases)
+    func credentialsAnAuthenticatorOrTheRequestAddedNeverFollowARedirectToAnotherOrigin(_ kind: TransportKind)
+        async throws
+    {
+        let server = try TestServer()
+        let other = try TestServer(host: "127.0.0.2")
+        defer {
+            server.stop()
+            other.stop()
+        }
+        let config = NetworkConfig()
+        config.baseUrl = server.baseURL
+        config.callbackQueue = DispatchQueue(label: "errand.redirect-tests")
+        config.addInterceptor(AuthenticationInterceptor(authenticator: KeyAuthenticator(), credential: .init()))
+        let agent = NetworkAgent(config: config, transport: kind.make())
+        let answer = try await agent.response(
+            Redirected(url: Self.redirect(to: other.baseURL + "/headers", status: 302)))
+        let echoed = try #require(answer.object["headers"] as? [String: String])
+        #expect(echoed.headerField("X-Kept") == "kept")
+        for name in ["X-API-Key", "X-Client", "X-Auth-Token"] {
+            #expect(echoed.headerField(name) == nil, "\(name) reached the other origin")
+        }
+        let received = try #require(other.receivedRequests(path: "/headers").last)
+        #expect(received.headers.allSatisfy { !$0.value.contains("secret") })
+        // Within the origin they go on.
+        let same = try await agent.response(Redirected(url: Self.redirect(to: "/headers", status: 302)))
+        let kept = try #require(same.object["headers"] as? [String: String])
+        #expect(kept.headerField("X-API-Key") == "secret-api-key" && kept.headerField("X-Auth-Token") != nil)
     }
 
     @Test(arguments: TransportKind.allCases)
@@ -135,6 +187,16 @@ struct RedirectPolicyTests {
             #expect(next.headers.count == (keeps ? 4 : 1), "\(location)")
             #expect(next.headers["Accept"] == "x")
         }
+    }
+
+    @Test func theFieldsARequestMarksAsCredentialsStayWithTheirOrigin() throws {
+        var marked = try request("https://a.example/start", headers: ["x-api-key": "k", "X-Other": "o"])
+        marked.credentialHeaders = ["X-API-Key"]
+        let away = try policy.next(after: marked, statusCode: 302, location: "https://b.example/", redirectCount: 0)
+            .get()
+        #expect(away.headers == ["X-Other": "o"])
+        let home = try policy.next(after: marked, statusCode: 302, location: "/next", redirectCount: 0).get()
+        #expect(home.headers.count == 2)
     }
 
     @Test func relativeLocationsResolveAgainstTheCurrentURL() throws {

@@ -20,6 +20,12 @@ import OpenAPIRuntime
 ///   see a status outside 200–399 as ``ErrandError/statusCode(_:)`` first, so a `RetryPolicy`
 ///   retries its statuses and an `AuthenticationInterceptor` refreshes on `401`; event monitors
 ///   see such a request fail with that error, as they would any other request.
+/// - The body of such a status arrives whole, read before it is handed over, up to the agent's
+///   ``NetworkConfig/maximumResponseSize``: a larger one fails the call with
+///   ``ErrandError/responseTooLarge(_:)`` rather than come back cut short.
+/// - The head never contradicts the body: `Content-Length` is the length of the body handed
+///   over, and is left out where a transport decoded the body (`Content-Encoding`) and its
+///   length is not known before it ends.
 /// - The response body is read as it arrives (a ``ResponseStream``), once. Its task is cancelled
 ///   when the calling Swift task is, when the body is left early, and when it is released unread.
 /// - A request body the runtime can iterate again (`iterationBehavior == .multiple`) of known
@@ -56,7 +62,8 @@ public struct ErrandClientTransport: ClientTransport {
         let operation = OperationRequest.Operation(id: operationID)
         let uploadBody = try await Self.uploadBody(of: body, operation: operation)
         let errandRequest = try OperationRequest(
-            request, uploadBody: uploadBody, baseURL: baseURL, operation: operation)
+            request, uploadBody: uploadBody, baseURL: baseURL, operation: operation,
+            maximumResponseSize: agent.config.maximumResponseSize)
         do {
             let stream = try await agent.stream(errandRequest)
             return (
@@ -68,10 +75,8 @@ public struct ErrandClientTransport: ClientTransport {
             if let bodyError = operation.bodyError { throw bodyError }
             // A status the request's validator refused, once the interceptors were done with it.
             guard case .statusCode = error, let response = operation.task?.response else { throw error }
-            return (
-                try ResponseConversion.head(of: response),
-                ResponseConversion.body(of: response.data, method: request.method)
-            )
+            let body = ResponseConversion.body(of: response.data, method: request.method)
+            return (try ResponseConversion.head(of: response, bodyLength: body.map { _ in response.data.count }), body)
         }
     }
 

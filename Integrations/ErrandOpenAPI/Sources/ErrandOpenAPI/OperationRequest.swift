@@ -47,6 +47,9 @@ struct OperationRequest: BaseRequest {
     let headers: [String: String]
     let uploadBody: UploadBody?
     let operation: Operation
+    /// Set, so that a refused status's body is kept whole up to it, for the generated code to
+    /// decode: the configuration's limit, what the app asked for.
+    let maximumResponseSize: Int?
     /// The request as a `URLRequest`, for a method ``HTTPMethod`` lacks or a body it would not send.
     private let customRequest: URLRequest?
 
@@ -61,14 +64,18 @@ struct OperationRequest: BaseRequest {
 
     func buildCustomURLRequest() -> URLRequest? { customRequest }
 
-    /// Sends `request` to the server at `baseURL`.
+    /// Sends `request` to the server at `baseURL`, a refused status's body kept up to
+    /// `maximumResponseSize` bytes.
     /// - Throws: ``ErrandError/invalidURL(_:)`` for a path that does not make a URL with the base;
     ///   ``ErrandError/serialization(_:)`` for a method Errand cannot send.
-    init(_ request: HTTPRequest, uploadBody: UploadBody?, baseURL: URL, operation: Operation) throws {
+    init(
+        _ request: HTTPRequest, uploadBody: UploadBody?, baseURL: URL, operation: Operation, maximumResponseSize: Int
+    ) throws {
         let url = try Self.url(of: request, baseURL: baseURL)
         self.url = url.absoluteString
         self.headers = Self.headers(of: request.headerFields)
         self.operation = operation
+        self.maximumResponseSize = maximumResponseSize
         let known = HTTPMethod(rawValue: request.method.rawValue)
         if let known, uploadBody == nil || !Self.dropsBody(known) {
             method = known

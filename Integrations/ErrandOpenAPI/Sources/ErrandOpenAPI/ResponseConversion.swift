@@ -5,18 +5,22 @@ import OpenAPIRuntime
 
 /// An Errand response as the runtime's types: the head as `HTTPResponse`, the body as `HTTPBody`.
 enum ResponseConversion {
-    /// The status and header fields of `response`.
+    /// The status and header fields of `response`, its `Content-Length` the `bodyLength` of the
+    /// body it comes with when that is known (a refused status's, read whole), left out when the
+    /// body was decoded (`Content-Encoding`), whose length the field does not count.
     /// - Throws: ``ErrandError/serialization(_:)`` for a status outside 100–999.
-    static func head(of response: Response) throws(ErrandError) -> HTTPResponse {
+    static func head(of response: Response, bodyLength: Int? = nil) throws(ErrandError) -> HTTPResponse {
         guard (100...999).contains(response.statusCode) else {
             throw .serialization("the server answered with status \(response.statusCode), which HTTP does not have")
         }
+        let countsTheBody = bodyLength == nil && response.value(forHeader: "Content-Encoding") == nil
         var fields = HTTPFields()
         for (name, value) in response.headers.sorted(by: { $0.key < $1.key }) {
-            guard let fieldName = HTTPField.Name(name) else { continue }
+            guard let fieldName = HTTPField.Name(name), fieldName != .contentLength || countsTheBody else { continue }
             let values = fieldName == .setCookie ? setCookieValues(value) : [value]
             for value in values { fields.append(HTTPField(name: fieldName, value: value)) }
         }
+        if let bodyLength { fields[.contentLength] = String(bodyLength) }
         return HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
     }
 
@@ -30,7 +34,7 @@ enum ResponseConversion {
             stream.map { ArraySlice($0) }, length: length(of: stream.response), iterationBehavior: .single)
     }
 
-    /// A body already read (a refused status's, which Errand keeps up to 64 KiB of).
+    /// A body already read: a refused status's, kept whole.
     static func body(of data: Data, method: HTTPRequest.Method) -> HTTPBody? {
         hasBody(method) ? HTTPBody(data) : nil
     }

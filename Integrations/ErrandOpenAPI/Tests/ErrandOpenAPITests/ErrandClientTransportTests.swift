@@ -187,6 +187,62 @@ struct ErrandClientTransportTests {
         #expect(attempts.map { $0.header("Content-Length") } == [String(body.utf8.count), String(body.utf8.count)])
     }
 
+    /// A refusal whose JSON body is larger than the 64 KiB a refused stream keeps by default.
+    static func setLongRefusal(on server: TestServer) throws -> (message: String, body: Data) {
+        let message = String(repeating: "This request was refused for a long reason. ", count: 5_000)
+        let body = try JSONSerialization.data(withJSONObject: ["error": ["message": message, "type": "invalid"]])
+        server.setCacheableResource(
+            "refusal",
+            CacheableResource(
+                status: 422, body: String(decoding: body, as: UTF8.self), headers: ["Content-Type": "application/json"])
+        )
+        return (message, body)
+    }
+
+    @Test func anErrorBodyLargerThan64KiBArrivesWholeAndDecodes() async throws {
+        let harness = try Harness()
+        defer { harness.server.stop() }
+        let (message, _) = try Self.setLongRefusal(on: harness.server)
+
+        let refused = try await harness.client.storedResource(path: .init(name: "refusal"))
+        #expect(try refused.unprocessableContent.body.json.error.message == message)
+    }
+
+    @Test func theHeadSaysTheLengthOfTheBodyItComesWith() async throws {
+        let harness = try Harness()
+        defer { harness.server.stop() }
+        let (_, sent) = try Self.setLongRefusal(on: harness.server)
+        let transport = ErrandClientTransport(agent: harness.agent)
+        let baseURL = try #require(URL(string: harness.server.baseURL))
+
+        let (refused, refusal) = try await transport.send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/http-cache/refusal"), body: nil,
+            baseURL: baseURL, operationID: "storedResource")
+        let received = try await Data(collecting: try #require(refusal), upTo: .max)
+        // Compared as a whole: a failed `==` on Data would be reported as a slow byte-by-byte diff.
+        #expect(received.count == sent.count && received.elementsEqual(sent))
+        #expect(refused.headerFields[.contentLength] == String(received.count))
+
+        // A body the transport decoded is not as long as the encoded one the field counted.
+        let (decoded, body) = try await transport.send(
+            HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/gzip"), body: nil, baseURL: baseURL,
+            operationID: "gzip")
+        let json = try await Data(collecting: try #require(body), upTo: 1 << 20)
+        #expect(try JSONSerialization.jsonObject(with: json) is [String: Any])
+        #expect(decoded.headerFields[.contentLength].map { Int($0) == json.count } ?? true)
+    }
+
+    @Test func anErrorBodyPastMaximumResponseSizeFailsTheCallSayingSo() async throws {
+        let harness = try Harness { $0.maximumResponseSize = 100_000 }
+        defer { harness.server.stop() }
+        _ = try Self.setLongRefusal(on: harness.server)
+
+        let error = await #expect(throws: ClientError.self) {
+            _ = try await harness.client.storedResource(path: .init(name: "refusal"))
+        }
+        #expect(error?.underlyingError as? ErrandError == .responseTooLarge(100_000))
+    }
+
     @Test func repeatedSetCookieFieldsStayApart() async throws {
         let harness = try Harness()
         defer { harness.server.stop() }

@@ -18,8 +18,9 @@ import Foundation
 /// - `timeoutInterval` as an idle timeout and `timeoutIntervalForResource` as a deadline for
 ///   the whole request, redirects included.
 /// - Redirects followed by Errand: 307 and 308 keep the method and body; `Authorization`,
-///   `Cookie` and `Proxy-Authorization` are dropped when a redirect leaves the origin; HTTPS to
-///   HTTP is refused with ``ErrandError/redirectRefused(_:)``.
+///   `Cookie`, `Proxy-Authorization` and the ``TransportRequest/credentialHeaders`` are dropped
+///   when a redirect leaves the origin; HTTPS to HTTP is refused with
+///   ``ErrandError/redirectRefused(_:)``.
 /// - A ``TransportEvent/metrics(_:)`` event with the timings and HTTP version before completion.
 ///
 /// libcurl is loaded at run time (`libcurl.so.4`, which every Linux machine that runs Swift
