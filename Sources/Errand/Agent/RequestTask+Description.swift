@@ -18,7 +18,7 @@ extension RequestTask: CustomStringConvertible {
         }
         let outcome = error.map { "failed: \($0)" } ?? response.map { "\($0.statusCode)" } ?? "running"
         var lines = ["<RequestTask \(name): \(sent.method) \(Redactor.url(sent.url)) → \(outcome)\(details)>"]
-        lines += Redactor.headers(sent.headers).map { "  \($0.name): \($0.value)" }
+        lines += Redactor.headers(of: sent).map { "  \($0.name): \($0.value)" }
         lines.append(CurlCommand(request: sent).description)
         return lines.joined(separator: "\n")
     }

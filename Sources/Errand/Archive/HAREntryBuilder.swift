@@ -175,7 +175,8 @@ package struct HAREntryBuilder: Sendable {
             method: request.method, url: redaction.url(request.url), httpVersion: httpVersion,
             cookies: HTTPArchive.Cookie.cookies(
                 ofCookieField: request.value(forHeader: "Cookie"), masked: redaction.masksHeader("Cookie")),
-            headers: archived(request.headers), queryString: redaction.queryPairs(of: request.url).map(Self.pair),
+            headers: archived(request.headers, masking: { masks($0, of: request) }),
+            queryString: redaction.queryPairs(of: request.url).map(Self.pair),
             postData: postData, headersSize: -1, bodySize: body.size)
     }
 
@@ -220,11 +221,14 @@ package struct HAREntryBuilder: Sendable {
 
     /// Header fields sorted by name, masked values replaced; URLs in the others (a `Location`,
     /// a `Referer`, a `Link`) masked as URLs are.
-    private func archived(_ headers: [String: String]) -> [HTTPArchive.NameValue] {
+    private func archived(_ headers: [String: String], masking masks: (String) -> Bool = { _ in false })
+        -> [HTTPArchive.NameValue]
+    {
         headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
             var ignored: [String] = []
             let shown =
-                redaction.masksHeader(name) ? Redaction.placeholder : redaction.maskingURLs(in: value, masked: &ignored)
+                redaction.masksHeader(name) || masks(name)
+                ? Redaction.placeholder : redaction.maskingURLs(in: value, masked: &ignored)
             return HTTPArchive.NameValue(name: name, value: shown)
         }
     }
@@ -296,9 +300,15 @@ package struct HAREntryBuilder: Sendable {
 
     /// The values the request's masked header fields, cookies, query items and user information
     /// hold, and those of URLs quoted in its other header fields.
+    /// Whether the request's header field `name` is masked: the redaction names it, or the
+    /// request marks it as a credential (an `Authenticator` applied it, whatever its name).
+    private func masks(_ name: String, of request: TransportRequest) -> Bool {
+        redaction.masksHeader(name) || request.credentialHeaders.contains { $0.equalsIgnoringASCIICase(name) }
+    }
+
     private func requestSecrets(_ request: TransportRequest) -> [String] {
         var secrets: [String] = []
-        for (name, value) in request.headers where redaction.masksHeader(name) {
+        for (name, value) in request.headers where masks(name, of: request) {
             secrets.append(value)
             // `Bearer <token>`: the token may be quoted without its scheme.
             let scheme = value.splitScalars(" ", maxSplits: 1)
@@ -309,7 +319,7 @@ package struct HAREntryBuilder: Sendable {
                 }
             }
         }
-        for (name, value) in request.headers where !redaction.masksHeader(name) {
+        for (name, value) in request.headers where !masks(name, of: request) {
             _ = redaction.maskingURLs(in: value, masked: &secrets)
         }
         // The user information, whole and as the Basic credentials built from it, and the query.

@@ -6,7 +6,7 @@ struct CurlCommand: CustomStringConvertible {
 
     var description: String {
         var parts = ["curl", "-X", request.method, quoted(Redactor.url(request.url))]
-        for (name, value) in Redactor.headers(request.headers) {
+        for (name, value) in Redactor.headers(of: request) {
             parts += ["-H", quoted("\(name): \(value)")]
         }
         if let body = request.body, !body.isEmpty {

@@ -26,10 +26,11 @@ enum Redactor {
         return text[...queryStart] + formEncoded(String(query)) + text[queryEnd...]
     }
 
-    /// Header fields sorted by name, sensitive values replaced.
-    static func headers(_ headers: [String: String]) -> [(name: String, value: String)] {
-        headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
-            .map { ($0.key, isSensitive($0.key) ? placeholder : $0.value) }
+    /// Header fields sorted by name, sensitive values replaced: those whose names mark a
+    /// secret, and those `request` marks as credentials (what an `Authenticator` applied).
+    static func headers(of request: TransportRequest) -> [(name: String, value: String)] {
+        request.headers.sorted { $0.key.lowercased() < $1.key.lowercased() }
+            .map { ($0.key, isSensitive($0.key) || request.isCredentialHeader($0.key) ? placeholder : $0.value) }
     }
 
     /// Form-encoded text (`a=1&token=x`) with sensitive values replaced.

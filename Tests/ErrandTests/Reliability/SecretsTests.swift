@@ -49,6 +49,34 @@ struct SecretsTests {
         }
     }
 
+    /// A field an `Authenticator` applied is a credential whatever its name: masked in the
+    /// recording, the description, the debug log and the `curl` command as `Authorization` is.
+    @Test func whatAnAuthenticatorAppliedReachesNoRecordingDescriptionOrLog() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let config = NetworkConfig()
+        config.baseUrl = server.baseURL
+        config.callbackQueue = DispatchQueue(label: "errand.secrets-tests")
+        config.addInterceptor(
+            AuthenticationInterceptor(authenticator: RedirectTests.KeyAuthenticator(), credential: .init()))
+        let recorder = HARRecorder()
+        config.addEventMonitor(recorder)
+        struct Echo: BaseRequest {
+            var url: String { "/headers" }
+        }
+        let agent = NetworkAgent(config: config, transport: CurlTransport())
+        let task = await agent.finishedTask(Echo())
+        #expect(task.error == nil)
+        #expect(task.responseString?.contains("secret-client") == true, "the server got the field")
+        try await eventually { recorder.entryCount == 1 }
+        let recorded = String(decoding: recorder.harData(), as: UTF8.self)
+        #expect(recorded.contains("X-Client"))
+        for text in [recorded, task.description, DebugLog.line(for: task)] {
+            #expect(!text.contains("secret-client"), "\(text)")
+            #expect(!text.contains("secret-api-key"))
+        }
+    }
+
     struct Escaping: CacheDirPathFilter {
         let suffix: String
         func filterCacheDirPath(_ originPath: String, request: any BaseRequest) -> String { originPath + suffix }
