@@ -180,10 +180,8 @@ public final class URLSessionTransport: Transport {
             let task =
                 request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
                 ?? session.dataTask(with: urlRequest)
-            let remaining = deadline.map { Double($0.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds) / 1e9 }
             router.register(
-                task, idleTimeout: request.timeoutInterval, deadline: remaining.map { max(0, $0) },
-                redirectCount: hop.redirectCount
+                task, idleTimeout: request.timeoutInterval, deadline: deadline, redirectCount: hop.redirectCount
             ) {
                 [self] event in
                 switch hop.receive(event) {
