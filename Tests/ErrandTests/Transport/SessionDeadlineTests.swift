@@ -57,7 +57,10 @@ import Testing
             config.callbackQueue = DispatchQueue(label: "errand.session-deadline-tests.callbacks")
             let request = SlowRequest(url: url + "/delay/\(Self.delay)")
             let started = ContinuousClock.now
-            let task = await NetworkAgent(config: config, transport: URLSessionTransport()).finishedTask(request)
+            // On the session itself, where FoundationNetworking makes and starts the task.
+            let transport = URLSessionTransport(
+                configuration: .default, connection: .init(), serverTrust: .system, plainRequestsThroughLibcurl: false)
+            let task = await NetworkAgent(config: config, transport: transport).finishedTask(request)
             let seconds = (ContinuousClock.now - started) / .seconds(1)
             FileHandle.standardOutput.write(
                 Data("\(Self.marker)\(String(describing: task.error)) after \(Int(seconds)) s\n".utf8))
@@ -67,7 +70,8 @@ import Testing
             let server = try TestServer()
             defer { server.stop() }
             let ending = try await ChildTest.run(
-                "childSendsASlowRequestWhileFoundationNetworkingIsBusy", environment: [Self.childVariable: server.baseURL])
+                "childSendsASlowRequestWhileFoundationNetworkingIsBusy",
+                environment: [Self.childVariable: server.baseURL])
             #expect(ending.status == 0, "the child failed: \(ending.tail)")
             let outcome = try #require(ending.line(after: Self.marker), "the child said nothing: \(ending.tail)")
             // The deadline ends it once FoundationNetworking is free again, not the server's answer.
