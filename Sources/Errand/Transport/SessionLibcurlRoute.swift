@@ -15,7 +15,8 @@ import Foundation
     ///
     /// A request stays on the session where one of the configuration's own `protocolClasses` —
     /// not FoundationNetworking's — takes it (a stub, a cache: libcurl would bypass it), and to a
-    /// host with pinned keys, which the session refuses as it cannot check them.
+    /// host with pinned keys, which the session refuses as it cannot check them; a redirect to
+    /// such a host from one that came here is checked against its pins by libcurl.
     final class SessionLibcurlRoute: Sendable {
         private let transport = Locked<CurlTransport?>(nil)
         private let configuration: URLSessionConfiguration

@@ -19,7 +19,8 @@ import Foundation
 /// at the first with the same configuration (cookies, additional header fields, connections per
 /// host), connection options and server trust. It survives those answers, pauses a
 /// ``ResponseStream`` whose reader falls behind, sends a body produced while it is sent
-/// (``TransportRequest/bodyStream``) as it comes, opens WebSockets, and reports libcurl's full ``TransportEvent/metrics(_:)``.
+/// (``TransportRequest/bodyStream``) as it comes, opens WebSockets, and reports libcurl's full
+/// ``TransportEvent/metrics(_:)``.
 ///
 /// A request stays on the session only where libcurl cannot be loaded, where one of the
 /// configuration's own `protocolClasses` (not FoundationNetworking's) takes it — a stub or a
