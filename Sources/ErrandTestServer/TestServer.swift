@@ -83,13 +83,19 @@ import Foundation
 ///   ends; `redirect-loop`: a 302 to itself (with `n=K`, to itself with `n=K+1` and the other
 ///   query items kept; with `mint=NAME` too, adding `NAME=minted-<K+1>`). Endless faults stop when the client hangs up, at
 ///   ``stop()``, or after 30 seconds. The Basic-auth 401 is httpbin's own `/basic-auth/{user}/{passwd}`.
+/// - `GET /framing/{kind}`: a message framed in a way some clients cannot take. `trailers`: a
+///   chunked JSON body, then trailer fields `X-Checksum` and `X-Trailer` (`status=C` for
+///   another status); `head-cut`: a status line and `fields=N` header fields, then a close
+///   before the head ends (`interim=1`: a `103 Early Hints` head first); `huge-content-length`:
+///   `Content-Length: 9223372036854775807`, a short JSON body, then close; `no-reason`:
+///   `HTTP/1.1 200` with no reason phrase. Bodies are `{"framing": "<kind>"}`.
 ///
 /// Streaming endpoints — Server-Sent Events, JSON lines, an OpenAI-style chat completion — are
 /// listed with their controls in `TestServer+Stream.swift`.
 ///
 /// Connections are kept alive, each is served on its own thread, and request bodies may be
 /// sent with `Content-Length` or chunked. Responses carry `Content-Length` except where HTTP
-/// forbids a body (1xx, 204, 304), the `/fault/` answers, which write their own bytes, and the
+/// forbids a body (1xx, 204, 304), the `/fault/` and `/framing/` answers, which write their own bytes, and the
 /// streaming endpoints, whose bodies are chunked (unframed and ended by the close to an HTTP/1.0
 /// client). Every request is recorded (the last 1000) for
 /// ``receivedRequests(path:)``.
@@ -272,7 +278,8 @@ public final class TestServer: Sendable {
 
     private static let router = Router(
         routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
-            + FaultRoutes.all + LongPollRoutes.all + StreamRoutes.all + WebSocketRoutes.all + WebSocketFaultRoutes.all + HTTPCacheRoutes.all)
+            + FaultRoutes.all + FramingFaultRoutes.all + LongPollRoutes.all + StreamRoutes.all + WebSocketRoutes.all
+            + WebSocketFaultRoutes.all + HTTPCacheRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.

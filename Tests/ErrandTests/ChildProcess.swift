@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// A program the tests start (`openssl`, `python3`, `mount`), with pipes to its standard input and
-/// output and its standard error discarded.
+/// output and its standard error discarded, or sent to the output pipe too.
 ///
 /// Started with `posix_spawn`, not Foundation's `Process`: on Linux with Swift 6.3.1,
 /// `Process.run()` copies 256 bytes of each `/proc/self/fd` entry whatever its length and now and
@@ -22,8 +22,12 @@ final class ChildProcess: Sendable {
     /// The read end of the child's standard output.
     private let output: Int32
 
-    /// Starts `executable` with `arguments` and this process's environment, `environment` added.
-    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments` and this process's environment, `environment` added;
+    /// with `keepingStandardError`, what it writes there arrives with its output.
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:],
+        keepingStandardError: Bool = false
+    ) throws {
         var inputPipe: [Int32] = [-1, -1]
         var outputPipe: [Int32] = [-1, -1]
         // Socket pairs, made close-on-exec atomically (Glibc does not import pipe2), so no other
@@ -43,7 +47,11 @@ final class ChildProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if keepingStandardError {
+            posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map {
             "\($0.key)=\($0.value)"
         }

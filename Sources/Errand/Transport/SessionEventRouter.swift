@@ -55,8 +55,11 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         if isRouted { task.cancel() }
     }
 
+    /// Routes `task`'s callbacks to `events`, its idle timer starting now. `deadline` is the
+    /// request's, fixed when it was sent: FoundationNetworking may start the task seconds later
+    /// (all its sessions share one queue), and a deadline passed by then ends it at once.
     func register(
-        _ task: URLSessionTask, idleTimeout: TimeInterval, deadline: TimeInterval?, redirectCount: Int,
+        _ task: URLSessionTask, idleTimeout: TimeInterval, deadline: DispatchTime?, redirectCount: Int,
         events: @escaping @Sendable (TransportEvent) -> Void
     ) {
         let id = task.taskIdentifier
@@ -66,12 +69,12 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
             timeOut(task)
         }
         idleTimer.schedule(deadline: .now() + idleTimeout)
-        let deadlineTimer = deadline.map { seconds in
+        let deadlineTimer = deadline.map { deadline in
             let timer = DispatchSource.makeTimerSource(queue: .global())
             timer.setEventHandler { [weak self, weak task] in
                 if let task { self?.timeOut(task) }
             }
-            timer.schedule(deadline: .now() + seconds)
+            timer.schedule(deadline: deadline)
             return timer
         }
         routes.withLock {

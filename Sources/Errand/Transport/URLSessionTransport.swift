@@ -12,44 +12,45 @@ import Foundation
 /// `401` with `WWW-Authenticate: Basic` otherwise hangs forever. Credentials are sent as an
 /// `Authorization` header by the request, so the challenge is declined and the 401 delivered.
 ///
-/// A ``ResponseStream`` whose reader falls behind pauses its transfer, so memory stays flat for a
-/// stream of any length. On Apple platforms the session's task is suspended, which stops it
-/// reading. FoundationNetworking cannot pause a transfer, and its sessions all run on one shared
-/// queue, so holding one session's libcurl thread would hold every URLSession in the process: on
-/// Linux a streamed request (``TransportRequest/isStreaming``) goes through a ``CurlTransport`` of
-/// this transport's own instead, created at the first stream with the same configuration
-/// (cookies, additional header fields, connections per host) and server trust. Those streams
-/// share their own keep-alive connections, not the session's, and report libcurl's full
-/// ``TransportEvent/metrics(_:)``; other requests report what can be seen from outside
-/// FoundationNetworking (first byte, total, redirects). They stay on the session, unpaused, where libcurl cannot be
-/// loaded or the configuration lists `protocolClasses` of its own, which would serve them.
+/// On Linux, FoundationNetworking — URLSession there — ends the process on answers any server, or
+/// the network between, can give: a chunked body with trailer fields, a head cut off by a closed
+/// connection, a `Content-Length` near 2^63, a redirect to a protocol-relative IPv6 address. So
+/// there every request goes through a ``CurlTransport`` of this transport's own instead, created
+/// at the first with the same configuration (cookies, additional header fields, connections per
+/// host), connection options and server trust. It survives those answers, pauses a
+/// ``ResponseStream`` whose reader falls behind, sends a body produced while it is sent
+/// (``TransportRequest/bodyStream``) as it comes, opens WebSockets, and reports libcurl's full
+/// ``TransportEvent/metrics(_:)``.
 ///
-/// A request whose body is produced while it is sent (``TransportRequest/bodyStream``) goes
-/// through that ``CurlTransport`` too: FoundationNetworking ends such a body as soon as no bytes
-/// are ready, sending it cut short, and waiting for them would hold every session. Where it would
-/// stay on the session — and on Apple platforms, where this transport does not send such bodies
-/// yet — the request fails at once with `URLError(.unsupportedURL)` saying why.
+/// A request stays on the session only where libcurl cannot be loaded, where one of the
+/// configuration's own `protocolClasses` (not FoundationNetworking's) takes it — a stub or a
+/// cache, which libcurl would bypass — and to a host with pinned keys, which is refused (see
+/// ``serverTrust``). There a stream is not paused, only what can be seen from outside
+/// FoundationNetworking is measured (first byte, total, redirects), and a streamed body fails at
+/// once with `URLError(.unsupportedURL)` saying why: FoundationNetworking would end it as soon as
+/// no bytes are ready, and waiting for them would hold every URLSession of the process, which all
+/// run on one queue. What FoundationNetworking itself serves, a hostile answer can still crash.
+///
+/// On Apple platforms the session sends every request. A stream whose reader falls behind
+/// pauses its task, which stops it reading, so memory stays flat for a stream of any length;
+/// streamed bodies are not sent yet (`URLError(.unsupportedURL)`). A WebSocket opens as a
+/// `URLSessionWebSocketTask`, which never offers permessage-deflate (nothing is compressed)
+/// and keeps no body of a refused handshake; ``WebSocketOptions/maximumMessageSize`` applies
+/// up to 64 MiB, URLSession's own limit as this transport sets it.
 ///
 /// Of ``ConnectionOptions`` it honours what its session can: connections per host, and the
 /// proxy — on Linux only the environment's, which FoundationNetworking's libcurl reads itself; on
 /// Apple platforms an explicit proxy without credentials too. Any other option, and `http+unix`
-/// URLs, fail each request with an error that names them; ``CurlTransport`` honours them all.
-///
-/// On Linux a WebSocket's handshake goes through that ``CurlTransport`` as well, which honours
-/// every connection option for it. On Apple platforms the session opens it as a
-/// `URLSessionWebSocketTask`, which never offers permessage-deflate (nothing is compressed)
-/// and keeps no body of a refused handshake; ``WebSocketOptions/maximumMessageSize`` applies
-/// up to 64 MiB, URLSession's own limit as this transport sets it.
+/// URLs, fail each request with an error that names them — but a WebSocket on Linux, which
+/// libcurl opens honouring them; ``CurlTransport`` honours them all.
 ///
 /// Releasing the transport invalidates its session once the requests in flight have finished.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let router: SessionEventRouter
     #if canImport(FoundationNetworking)
-        /// Where streamed requests and streamed bodies go on Linux, made at the first one; `nil` in
-        /// the box until then, and no box when they stay on the session.
-        private let streams: Locked<CurlTransport?>?
-        private let sessionConfiguration: URLSessionConfiguration
+        /// Which requests go through libcurl on Linux; `nil` where it cannot be loaded.
+        private let libcurl: SessionLibcurlRoute?
     #endif
     /// Creates, resumes and cancels the session's tasks. On Linux each of those waits for the
     /// session's internal queue, which a busy transfer keeps occupied; callers — often threads
@@ -73,9 +74,21 @@ public final class URLSessionTransport: Transport {
     ///   - serverTrust: Hosts with pinned public keys. URLSession offers no way to check them on
     ///     Linux, so requests to those hosts fail with `URLError(.secureConnectionFailed)` rather
     ///     than go out unchecked; use ``CurlTransport`` to pin. Default ``ServerTrust/system``.
-    public init(
+    public convenience init(
         configuration: URLSessionConfiguration = .default, connection: ConnectionOptions = .init(),
         serverTrust: ServerTrust = .system
+    ) {
+        self.init(
+            configuration: configuration, connection: connection, serverTrust: serverTrust,
+            plainRequestsThroughLibcurl: true)
+    }
+
+    /// With `plainRequestsThroughLibcurl` `false`, requests other than streams, streamed bodies
+    /// and WebSockets stay on the session on Linux: for tests of the session's own path, which
+    /// Apple platforms take.
+    init(
+        configuration: URLSessionConfiguration, connection: ConnectionOptions, serverTrust: ServerTrust,
+        plainRequestsThroughLibcurl: Bool
     ) {
         self.serverTrust = serverTrust
         self.connection = connection
@@ -94,8 +107,9 @@ public final class URLSessionTransport: Transport {
         SessionConnectionOptions.apply(connection, to: configuration)
         self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: delegateQueue)
         #if canImport(FoundationNetworking)
-            sessionConfiguration = configuration
-            streams = CurlTransport.isAvailable && Self.servesHTTPItself(configuration) ? Locked(nil) : nil
+            libcurl = SessionLibcurlRoute(
+                configuration: configuration, connection: connection, serverTrust: serverTrust,
+                takesPlainRequests: plainRequestsThroughLibcurl)
         #endif
     }
 
@@ -113,14 +127,14 @@ public final class URLSessionTransport: Transport {
     ///
     /// Returns at once: the session's task is created and resumed on the transport's own queue.
     /// Redirects are followed here, not by URLSession, so that a POST keeps its body on 307 and
-    /// 308 and credentials never reach another origin. On Linux a stream, and a request with a
-    /// ``TransportRequest/bodyStream``, go through libcurl instead, as the overview says.
+    /// 308 and credentials never reach another origin. On Linux requests go through libcurl
+    /// instead, as the overview says.
     public func send(_ request: TransportRequest, events: @escaping @Sendable (TransportEvent) -> Void)
         -> any TransportTask
     {
         #if canImport(FoundationNetworking)
             // libcurl opens it, honouring every connection option the session cannot.
-            if request.upgradesToWebSocket, let curl = transportForStream(request) {
+            if request.upgradesToWebSocket, let curl = libcurl?.transport(for: request) {
                 return curl.send(request, events: events)
             }
         #endif
@@ -130,7 +144,7 @@ public final class URLSessionTransport: Transport {
             return SessionTask(control: control, router: router)
         }
         #if canImport(FoundationNetworking)
-            if request.isStreaming || request.bodyStream != nil, let curl = transportForStream(request) {
+            if let curl = libcurl?.transport(for: request) {
                 return curl.send(request, events: events)
             }
         #endif
@@ -180,10 +194,8 @@ public final class URLSessionTransport: Transport {
             let task =
                 request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
                 ?? session.dataTask(with: urlRequest)
-            let remaining = deadline.map { Double($0.uptimeNanoseconds &- DispatchTime.now().uptimeNanoseconds) / 1e9 }
             router.register(
-                task, idleTimeout: request.timeoutInterval, deadline: remaining.map { max(0, $0) },
-                redirectCount: hop.redirectCount
+                task, idleTimeout: request.timeoutInterval, deadline: deadline, redirectCount: hop.redirectCount
             ) {
                 [self] event in
                 switch hop.receive(event) {
@@ -201,31 +213,8 @@ public final class URLSessionTransport: Transport {
     }
 
     #if canImport(FoundationNetworking)
-        /// The transport streams went through, once one did.
-        var streamTransport: CurlTransport? { streams?[\.self] }
-
-        /// The transport that reads `request`, a stream, with flow control, or sends its streamed
-        /// body without holding the session's queue; `nil` to send it on the session. A stream to a host with pinned keys stays there too, to be refused as every
-        /// request to it is; a redirect there is checked against the pins by libcurl.
-        private func transportForStream(_ request: TransportRequest) -> CurlTransport? {
-            guard let streams, serverTrust.refusal(of: request.url, canCheckPins: false) == nil else { return nil }
-            return streams.withLock { transport in
-                if let transport { return transport }
-                let made = CurlTransport(
-                    configuration: sessionConfiguration, connection: connection, serverTrust: serverTrust)
-                transport = made
-                return made
-            }
-        }
-
-        /// Whether the session would serve HTTP with FoundationNetworking's own protocol: its
-        /// `protocolClasses` are all FoundationNetworking's. A class of the app's — a stub for
-        /// tests, a cache — would be bypassed by libcurl.
-        private static func servesHTTPItself(_ configuration: URLSessionConfiguration) -> Bool {
-            let builtIn = Set((URLSessionConfiguration.default.protocolClasses ?? []).map(ObjectIdentifier.init))
-            let classes = (configuration.protocolClasses ?? []).map(ObjectIdentifier.init)
-            return !classes.isEmpty && builtIn.isSuperset(of: classes)
-        }
+        /// The transport requests went through on Linux, once one did.
+        var curlTransport: CurlTransport? { libcurl?.madeTransport }
     #endif
 
     /// The failure of a request with a ``TransportRequest/bodyStream`` that stays on the session,
@@ -258,7 +247,8 @@ public final class URLSessionTransport: Transport {
         return copy
     }
 
-    private static func urlRequest(for request: TransportRequest) -> URLRequest {
+    /// `request` as the session sends it.
+    static func urlRequest(for request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeoutInterval)
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers {

@@ -37,7 +37,7 @@ struct ResponseStreamFlowControlTests {
         #expect(received == size)
         #expect(stream.buffer.peakBufferedBytes <= Self.peakBufferedBytes)
         #if canImport(FoundationNetworking)
-            if let session = transport as? URLSessionTransport { #expect(session.streamTransport != nil) }
+            if let session = transport as? URLSessionTransport { #expect(session.curlTransport != nil) }
         #endif
     }
 
@@ -112,7 +112,7 @@ struct ResponseStreamFlowControlTests {
         let stream = try await agent.stream(StreamApi(url: "/feed"))
         #expect(try await stream.collect(upTo: 1 << 10) == CannedStreamProtocol.body)
         #if canImport(FoundationNetworking)
-            #expect(transport.streamTransport == nil)
+            #expect(transport.curlTransport == nil)
         #endif
     }
 }

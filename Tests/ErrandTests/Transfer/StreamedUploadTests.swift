@@ -92,7 +92,7 @@ struct StreamedUploadTests {
     private static func curlTransport(of transport: any Transport) -> CurlTransport? {
         if let curl = transport as? CurlTransport { return curl }
         #if canImport(FoundationNetworking)
-            return (transport as? URLSessionTransport)?.streamTransport
+            return (transport as? URLSessionTransport)?.curlTransport
         #else
             return nil
         #endif
@@ -427,19 +427,22 @@ struct StreamedUploadTests {
             let response = try await Self.agent(fixture, transport: transport).response(
                 StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
             #expect(response.object["checksum"] as? String == Self.checksum.hexDigits)
-            #expect(transport.streamTransport != nil)
+            #expect(transport.curlTransport != nil)
         }
     #endif
 
     @Test func urlSessionTransportRefusesAStreamedBodyItWouldSendItselfSayingWhy() async throws {
         let fixture = try TransferFixture()
         defer { fixture.removeDirectory() }
-        // A protocol class of the app's own keeps requests on the session, which libcurl would bypass.
+        // A protocol class of the app's own keeps the requests it takes on the session, which
+        // libcurl would bypass.
         let configuration = URLSessionConfiguration.default
         configuration.protocolClasses = [CannedStreamProtocol.self] + (configuration.protocolClasses ?? [])
         let producer = Producer()
+        let upload = StreamedUpload(
+            url: "http://\(CannedStreamProtocol.host)/upload", uploadBody: .stream(producer.chunks, length: nil))
         let task = await Self.agent(fixture, transport: URLSessionTransport(configuration: configuration))
-            .finishedTask(StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
+            .finishedTask(upload)
         guard case .transport(let error) = task.error else {
             Issue.record("expected a transport error, got \(String(describing: task.error))")
             return

@@ -120,6 +120,8 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     case curl
     /// CurlTransport on the loop of platforms without epoll: `curl_multi_perform` and `curl_multi_poll`.
     case curlPollLoop
+    /// URLSessionTransport with every request it can send on its session, as on Apple platforms:
+    /// on Linux it would send them through libcurl.
     case urlSession
 
     func make(configuration: URLSessionConfiguration = .default) -> any Transport {
@@ -127,7 +129,10 @@ enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
         case .curl: CurlTransport(configuration: configuration)
         case .curlPollLoop:
             CurlTransport(configuration: configuration, bufferLimit: 1 << 20, calls: .libcurl, watchesSockets: false)
-        case .urlSession: URLSessionTransport(configuration: configuration)
+        case .urlSession:
+            URLSessionTransport(
+                configuration: configuration, connection: .init(), serverTrust: .system,
+                plainRequestsThroughLibcurl: false)
         }
     }
 
