@@ -225,6 +225,16 @@ public final class RequestTask: Sendable {
 
     /// Cancels `attempt` on the wire without cancelling the task, and ignores its later events:
     /// a download restarts, or the task fails for what was received.
+    /// Whether `attempt` is the one on the wire, not yet ended.
+    func isInFlight(_ attempt: Int) -> Bool {
+        state.withLock { $0.attempt == attempt && $0.attemptInFlight }
+    }
+
+    /// The transport task of `attempt`, while it is the one in flight.
+    func transportTask(of attempt: Int) -> (any TransportTask)? {
+        state.withLock { $0.attempt == attempt && $0.attemptInFlight ? $0.transportTask : nil }
+    }
+
     func abandon(_ attempt: Int) {
         let transportTask = state.withLock { state -> (any TransportTask)? in
             guard state.attempt == attempt else { return nil }

@@ -6,6 +6,9 @@ enum EventDisposition {
     case record(TransportEvent)
     /// Already handled by the receiver.
     case consumed
+    /// Keep this event, if any, as for any request, then judge the attempt as if its response had
+    /// ended there, and stop the transport: what the task keeps of a rejected stream is complete.
+    case recordAndEnd(TransportEvent?)
     /// This attempt is abandoned: cancel it (on its head) and, once it completes, send again.
     case restart
     /// The receiver failed: end the request with this error.

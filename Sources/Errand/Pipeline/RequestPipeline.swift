@@ -225,6 +225,14 @@ final class RequestPipeline: Sendable {
                 }
             case .consumed:
                 break
+            case .recordAndEnd(let event):
+                // Once: the chunks already on their way find the attempt ended.
+                guard task.isInFlight(attempt) else { return }
+                if let event, case .stale = task.record(event, of: attempt, limit: .max) { return }
+                let transportTask = task.transportTask(of: attempt)
+                // Judged first: the attempt ends, so the stop's own completion finds it stale.
+                complete(task, attempt, plan, request, transportError: nil)
+                transportTask?.cancel()
             case .restart:
                 guard case .completed = event else { return task.abandon(attempt) }
                 _ = task.endAttempt(attempt)

@@ -144,7 +144,10 @@ final class StreamReceiver: Sendable {
             }
             guard streaming else {
                 if kept < chunk.count, let refusedBodyLimit { return .fail(.responseTooLarge(refusedBodyLimit)) }
-                return kept == chunk.count ? .record(event) : kept > 0 ? .record(.body(chunk.prefix(kept))) : .consumed
+                guard kept < chunk.count else { return .record(event) }
+                // The start of the body is kept; what follows is not read, however long the server
+                // would go on sending it.
+                return .recordAndEnd(kept > 0 ? .body(chunk.prefix(kept)) : nil)
             }
             buffer.push(chunk)
             task.progress.receivedBody(received)

@@ -117,6 +117,22 @@ struct ResponseStreamTests {
                 == true)
     }
 
+    @Test func aRejectedStatusWhoseBodyNeverEndsThrowsOnceItsStartIsKept() async throws {
+        defer { fixture.server.stop() }
+        let stopped = StoppedTask()
+        // A 200 the request rejects, whose body the server would send for as long as it is read.
+        let request = StreamApi(url: "/sse/endless", accepts: { $0 == 201 }, requestAccessories: [stopped])
+        let outcome = await outcome(within: 20) {
+            await Result { () async throws(ErrandError) in try await self.agent.stream(request) }
+        }
+        guard case .failure(.statusCode(200))? = outcome else {
+            Issue.record("ended with \(String(describing: outcome))")
+            return
+        }
+        try await eventually { stopped.value != nil }
+        #expect(stopped.value?.response?.data.count == StreamReceiver.keptErrorBodySize)
+    }
+
     @Test func aRequestWithAMaximumResponseSizeOfItsOwnKeepsARejectedBodyWhole() async throws {
         defer { fixture.server.stop() }
         let stopped = StoppedTask()
