@@ -19,7 +19,8 @@ struct CacheSettings: Sendable {
     /// The URL an HTTP cache keys the request by (``CacheKey/targetURI(of:custom:config:)``); `nil` for
     /// YTKNetwork's cache.
     let targetURI: URL?
-    /// The request's header fields, for `Vary`.
+    /// The request's own header fields, for its `Range` where a lookup is not given the fields
+    /// it goes out with; a URL's variants are chosen only by those (``SentFields``).
     let requestHeaders: [String: String]
     /// The request's own `Cache-Control` directives; `Pragma: no-cache` reads as `no-cache` when
     /// there are none (RFC 9111 §5.4).

@@ -23,6 +23,18 @@ enum HTTPStorageRules {
             || ResponseFreshness.heuristicallyCacheableStatusCodes.contains(statusCode)
     }
 
+    /// The fields that choose among a URL's stored responses, as a `Vary` value: those the
+    /// response's `Vary` names, and `Authorization` when the request carried one and the
+    /// response does not say a shared cache may reuse it (`public` or `s-maxage`, and not
+    /// `private`: RFC 9111 §3.5). One agent serves every account of an app, so Errand is a private
+    /// cache for each credential rather than for the device: a response to one credential
+    /// answers that credential alone, whatever its other directives.
+    static func selectingFields(vary: String?, response: CacheControl, requestHeaders: [String: String]) -> String? {
+        let shareable = (response.contains("public") || response.contains("s-maxage")) && !response.contains("private")
+        guard requestHeaders.headerField("Authorization") != nil, !shareable else { return vary }
+        return vary.map { "\($0), Authorization" } ?? "Authorization"
+    }
+
     /// The request's values of the fields a response's `Vary` names, normalized, by lower-case
     /// name, `nil` for a field it did not send — what a stored variant keeps, and what a later
     /// request must send alike (§4.1). `nil` for `Vary: *` anywhere in the list, which no request
@@ -51,13 +63,22 @@ enum HTTPStorageRules {
     /// A field value as variants compare it: the members of its list, trimmed and joined by
     /// commas, so that spaces and separate lines make no difference; `Accept-Language` in lower
     /// case and sorted, since neither case nor order changes what it asks for.
+    /// A credential (`Authorization`, `Cookie`, `Proxy-Authorization`) as a hash: entries and
+    /// their keys keep it, and neither may hold the credential itself.
     static func normalized(_ value: String, field: String) -> String {
         let members = value.split(separator: ",").map(\.trimmed).filter { !$0.isEmpty }
+        if credentialFields.contains(field) {
+            let joined = members.joined(separator: ",")
+            return "hash " + FNV1a.hex(of: joined.utf8) + FNV1a.hex(of: joined.utf8, seed: 0x9e37_79b9_7f4a_7c15)
+        }
         guard field == "accept-language" else { return members.joined(separator: ",") }
         return members.map { $0.lowercased().replacingOccurrences(of: " ", with: "") }.sorted().joined(separator: ",")
     }
 
     private static let storedMethods: Set<String> = ["GET"]
+
+    /// The fields whose values are credentials, by lower-case name.
+    private static let credentialFields: Set<String> = ["authorization", "cookie", "proxy-authorization"]
 
     /// The statuses whose caching rules this cache implements, for `must-understand`: those it
     /// may give a heuristic lifetime, and the redirects it stores by their explicit one.

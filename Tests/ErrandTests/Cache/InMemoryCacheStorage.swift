@@ -25,6 +25,11 @@ final class InMemoryCacheStorage: CacheStorage, @unchecked Sendable {  // `lock`
         lock.withLock { entries = folder.isEmpty ? [:] : entries.filter { !$0.key.hasPrefix(folder + "/") } }
     }
 
+    /// Every entry held, for tests that look inside them.
+    var allEntries: [CachedEntry] {
+        lock.withLock { Array(entries.values) }
+    }
+
     /// Whether the cache suites run on this storage rather than the disk.
     static let isSelected = ProcessInfo.processInfo.environment["ERRAND_CACHE_STORAGE"] == "memory"
 }
