@@ -20,6 +20,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "multipart", run: MultipartTarget.run),
         FuzzTarget(name: "websocket", run: WebSocketTarget.run),
         FuzzTarget(name: "http-caching", run: HTTPCachingTarget.run),
+        FuzzTarget(name: "cache-matching", run: CacheMatchingTarget.run),
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

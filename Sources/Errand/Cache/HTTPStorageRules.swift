@@ -1,6 +1,6 @@
 /// What a private HTTP cache may store, and which stored variant answers a request: RFC 9111 §3
 /// and §4.1, for ``BaseRequest/followsHTTPCaching``.
-enum HTTPStorageRules {
+package enum HTTPStorageRules {
     /// Whether the response to `method` may be stored (§3): a final status other than `206` and
     /// `304`, which this cache does not combine; no `no-store` from either side; and something
     /// that lets a cache keep it — `public`, `private` (this cache is private), `max-age`,
@@ -8,7 +8,7 @@ enum HTTPStorageRules {
     /// status whose rules this cache knows be stored despite `no-store`, and no other status at
     /// all. Only `GET` is stored, as in
     /// every browser; a `HEAD` answer freshens the `GET` stored under the same key (§4.3.5).
-    static func mayStore(
+    package static func mayStore(
         method: String, statusCode: Int, request: CacheControl, response: CacheControl,
         responseHeaders: [String: String]
     ) -> Bool {
@@ -29,7 +29,9 @@ enum HTTPStorageRules {
     /// `private`: RFC 9111 §3.5). One agent serves every account of an app, so Errand is a private
     /// cache for each credential rather than for the device: a response to one credential
     /// answers that credential alone, whatever its other directives.
-    static func selectingFields(vary: String?, response: CacheControl, requestHeaders: [String: String]) -> String? {
+    package static func selectingFields(vary: String?, response: CacheControl, requestHeaders: [String: String])
+        -> String?
+    {
         let shareable = (response.contains("public") || response.contains("s-maxage")) && !response.contains("private")
         guard requestHeaders.headerField("Authorization") != nil, !shareable else { return vary }
         return vary.map { "\($0), Authorization" } ?? "Authorization"
@@ -39,7 +41,7 @@ enum HTTPStorageRules {
     /// name, `nil` for a field it did not send — what a stored variant keeps, and what a later
     /// request must send alike (§4.1). `nil` for `Vary: *` anywhere in the list, which no request
     /// matches.
-    static func variant(vary: String?, requestHeaders: [String: String]) -> [String: String?]? {
+    package static func variant(vary: String?, requestHeaders: [String: String]) -> [String: String?]? {
         var selected: [String: String?] = [:]
         for member in (vary ?? "").split(separator: ",") {
             let name = member.trimmed.lowercased()
@@ -52,7 +54,7 @@ enum HTTPStorageRules {
 
     /// Whether a request sends the stored variant's selecting fields alike; a field absent from
     /// both matches.
-    static func matches(_ stored: [String: String?], requestHeaders: [String: String]) -> Bool {
+    package static func matches(_ stored: [String: String?], requestHeaders: [String: String]) -> Bool {
         stored.allSatisfy { name, storedValue in value(of: name, in: requestHeaders) == storedValue }
     }
 
