@@ -146,7 +146,9 @@ extension NetworkAgent {
     /// Deletes every cached entry under `directory` — one account's folder, say — or, by default,
     /// under ``NetworkConfig/cacheDirectory``, blocking the calling thread until the entries are
     /// gone; `async` code calls the `async` overload instead. A directory outside the cache
-    /// directory holds no entry and is left alone.
+    /// directory holds no entry and is left alone. Only Errand's entries go: files of the app's
+    /// own in those folders stay, and so do the folders that hold them. A response to a request
+    /// started before the clearing is not stored there afterwards.
     @available(*, noasync, message: "In async code, use clearCache(in:): it does not block a thread of the pool")
     public func clearCacheSync(in directory: URL? = nil) {
         try? pipeline.cache.apply(.removeAll(under: directory ?? config.cacheDirectory))

@@ -20,6 +20,7 @@ final class ResponseCache: Sendable {
     private let memory: MemoryCache
     private let disk: StorageQueue
     private let revalidating = Locked(Set<CacheKey>())
+    private let folders = CacheFolders()
 
     init(config: NetworkConfig) {
         self.config = config
@@ -221,7 +222,9 @@ final class ResponseCache: Sendable {
     /// `sent` header fields select (``HTTPStorageRules/selectingFields(vary:response:requestHeaders:)``),
     /// with `sentAt`, when it was sent.
     func store(_ response: Response, as settings: CacheSettings, sentAt: Date? = nil, sending sent: [String: String]) {
-        guard settings.followsHTTPCaching else { return keep(entry(response, as: settings), under: settings.key) }
+        guard settings.followsHTTPCaching else {
+            return keep(entry(response, as: settings), under: settings.key, for: settings)
+        }
         invalidate(after: response, settings)
         if settings.method == "HEAD" { return freshen(with: response, settings, sentAt: sentAt, sent) }
         let control = CacheControl(response.value(forHeader: "Cache-Control"))
@@ -234,7 +237,8 @@ final class ResponseCache: Sendable {
             let variant = HTTPStorageRules.variant(vary: selecting, requestHeaders: sent)
         else { return }
         let key = variant.isEmpty ? settings.key : variantKey(storing: variant, settings)
-        keep(entry(response, as: settings, under: key, requestTime: sentAt, variant: variant), under: key)
+        keep(
+            entry(response, as: settings, under: key, requestTime: sentAt, variant: variant), under: key, for: settings)
     }
 
     /// Whether `response` is a server error that would replace a stored response: RFC 9111
@@ -252,10 +256,22 @@ final class ResponseCache: Sendable {
         memory.remove(key)
     }
 
-    /// Puts `entry` in memory at once, and on disk shortly after.
-    private func keep(_ entry: CacheEntry, under key: CacheKey) {
-        memory.insert(entry, for: key)
-        disk.store(entry, for: key)
+    /// Puts `entry` in memory at once, and on disk shortly after — unless its folder was cleared
+    /// after `settings` were taken: a request started before a clearing (an account's sign-out)
+    /// brings nothing back into the folder.
+    private func keep(_ entry: CacheEntry, under key: CacheKey, for settings: CacheSettings) {
+        folders.admit(key, since: settings.epoch) {
+            memory.insert(entry, for: key)
+            disk.store(entry, for: key)
+        }
+    }
+
+    /// The folders named `name` (``AccountCacheDirPathFilter``'s `account-<id>`) wherever the
+    /// filters put them: in `inUse`, the folders of requests in flight, in those this cache
+    /// stored entries in, and on the disk for the default storage; `name` right under the cache
+    /// directory always, where it is without other filters.
+    func folders(named name: String, inUse: [URL]) -> [URL] {
+        folders.named(name, under: config.cacheDirectory, among: inUse + disk.foldersOnDisk(named: name))
     }
 
     /// The key a response that varies on `variant`'s fields is stored under: one of the variants
@@ -271,7 +287,7 @@ final class ResponseCache: Sendable {
         keep(
             CacheEntry(
                 variants: variants, key: settings.key, appVersion: config.appVersion, storedAt: config.cacheClock()),
-            under: settings.key)
+            under: settings.key, for: settings)
         return settings.key.variant(id: variants.id, values: variant)
     }
 
@@ -299,7 +315,7 @@ final class ResponseCache: Sendable {
         let merged = Revalidation.merged(stored, with: head)
         keep(
             entry(merged, as: settings, under: key, requestTime: sentAt, variant: described.metadata.variant),
-            under: key)
+            under: key, for: settings)
     }
 
     /// The change that stores `response` as the entry `settings` name, for ``apply(_:)``.
@@ -334,8 +350,10 @@ final class ResponseCache: Sendable {
             return .flush
         case .removeAll(let directory):
             let directory = directory.standardizedFileURL
-            disk.markCleared(directory)
-            memory.removeAll(at: directory)
+            folders.clear(directory) {
+                disk.markCleared(directory)
+                memory.removeAll(at: directory)
+            }
             return .removeAll(under: directory)
         case .flush, .store:
             return change

@@ -70,6 +70,7 @@ final class RequestPipeline: Sendable {
         } catch {
             return finish(task, response: nil, error: error)
         }
+        task.cacheFolder = plan.cache?.key.directory
         if plan.isOffline {
             return serveOffline(task, plan)
         }

@@ -30,6 +30,11 @@ final class InMemoryCacheStorage: CacheStorage, @unchecked Sendable {  // `lock`
         lock.withLock { Array(entries.values) }
     }
 
+    /// The keys of the entries held.
+    var allKeys: [String] {
+        lock.withLock { Array(entries.keys) }
+    }
+
     /// Whether the cache suites run on this storage rather than the disk.
     static let isSelected = ProcessInfo.processInfo.environment["ERRAND_CACHE_STORAGE"] == "memory"
 }
