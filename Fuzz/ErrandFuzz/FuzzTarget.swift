@@ -21,6 +21,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "websocket", run: WebSocketTarget.run),
         FuzzTarget(name: "http-caching", run: HTTPCachingTarget.run),
         FuzzTarget(name: "websocket-handshake", run: WebSocketHandshakeTarget.run),
+        FuzzTarget(name: "cache-matching", run: CacheMatchingTarget.run),
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

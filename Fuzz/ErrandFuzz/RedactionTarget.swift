@@ -82,15 +82,17 @@ enum RedactionTarget {
                 masked.insert(index)
             }
         }
-        recipe.bodyKind = Int(input.byte()) % 5
+        recipe.bodyKind = Int(input.byte()) % 6
         for _ in 0..<Int(input.byte()) % 4 {
             let name = names[Int(input.byte()) % names.count]
             guard !recipe.bodyFields.contains(where: { $0.name == name }) else { continue }
             let isMasked =
-                recipe.bodyKind == 1
+                recipe.bodyKind == 1 || recipe.bodyKind == 5
                 ? redaction.queryItems.union(redaction.jsonFields).contains(name)
                 : recipe.bodyKind == 2 ? redaction.jsonFields.contains(name) : false
-            recipe.bodyFields.append((name, maskedValue(isMasked), input.bool()))
+            // A CR could end a multipart part early: the value would then not be the part's.
+            let value = maskedValue(isMasked, allowing: { recipe.bodyKind != 5 || !$0.contains("\r") })
+            recipe.bodyFields.append((name, value, input.bool()))
         }
         recipe.status = [200, 302, 404, 500][Int(input.byte()) % 4]
         recipe.responseKind = Int(input.byte()) % 4
@@ -184,11 +186,17 @@ enum RedactionTarget {
         case 4:
             headers["Content-Type"] = "application/octet-stream"
             body = Data([0xFF, 0x00] + (recipe.echoes.map(text)).joined().utf8)
+        case 5:
+            headers["Content-Type"] = "multipart/form-data; boundary=errand-fuzz"
+            let parts = recipe.bodyFields.map {
+                "--errand-fuzz\r\nContent-Disposition: form-data; name=\"\($0.name)\"\r\n\r\n\(text($0.value))\r\n"
+            }
+            body = Data((parts.joined() + "--errand-fuzz--\r\n").utf8)
         default:
             body = nil
         }
         let request = TransportRequest(
-            url: requestURL, method: body == nil ? "GET" : "POST", headers: headers, body: body)
+            url: requestURL, method: body == nil ? "GET" : "POST", headers: headers, body: body.map(sliced))
 
         let echoed = recipe.echoes.map(text)
         var responseHeaders = ["X-Echo": echoed.joined(separator: " ")]
@@ -211,7 +219,7 @@ enum RedactionTarget {
         default:
             responseBody = body ?? Data()
         }
-        let response = Response(statusCode: recipe.status, headers: responseHeaders, data: responseBody)
+        let response = Response(statusCode: recipe.status, headers: responseHeaders, data: sliced(responseBody))
         let error = recipe.failure.map { ErrandError.decoding("the server said \(secrets[$0]) at \(url)") }
         return HAREntryBuilder.entryJSON(
             redaction: redaction, maximumBodySize: recipe.maximumBodySize, request: request,
@@ -219,6 +227,12 @@ enum RedactionTarget {
     }
 
     // MARK: Helpers
+
+    /// `data` as a slice of a larger buffer, as an app's or a transport's `Data` may be: its
+    /// indices start past zero, so masking must not read from 0.
+    private static func sliced(_ data: Data) -> Data {
+        (Data("~~".utf8) + data)[2...]
+    }
 
     /// Every string the entry holds, base64 bodies decoded; each is searched on its own.
     private static func texts(of entry: Data) -> [String] {

@@ -112,6 +112,12 @@ public final class AccountStore<Credential: AuthenticationCredential & Codable>:
     /// was current, the first remaining account becomes current. A refresh of its credential
     /// under way is dropped when it ends.
     ///
+    /// The account's requests are those it started (with ``AuthenticationInterceptor``) and those
+    /// caching into its folder, which it finds wherever other filters put it (`v2/account-ann`);
+    /// only Errand's entries there are deleted, and a request that was in flight stores nothing
+    /// there afterwards. With a ``CacheStorage`` of the app's own, a folder other filters moved
+    /// is found only when this process used it.
+    ///
     /// When the file cannot be written, the account is gone from memory and the next successful
     /// write removes it from the file.
     public func signOut(_ id: String, agent: NetworkAgent = .shared) async {
@@ -120,11 +126,16 @@ public final class AccountStore<Credential: AuthenticationCredential & Codable>:
             contents.revisions[id] = nil
             if contents.current == id { contents.current = contents.accounts.first?.id }
         }
-        for task in agent.pipeline.scheduler.liveTasks where task.userInfo[accountKey] as? String == id {
-            task.cancel()
+        let tasks = agent.pipeline.scheduler.liveTasks
+        let folders = agent.pipeline.cache.folders(
+            named: AccountCacheDirPathFilter.folderName(for: id), inUse: tasks.compactMap(\.cacheFolder))
+        for task in tasks {
+            let cachesThere = task.cacheFolder.map { folder in
+                folders.contains { CacheKey.path(folder.path, isUnder: $0.path) }
+            }
+            if task.userInfo[accountKey] as? String == id || cachesThere == true { task.cancel() }
         }
-        await agent.clearCache(
-            in: agent.config.cacheDirectory.appendingPathComponent(AccountCacheDirPathFilter.folderName(for: id)))
+        for folder in folders { await agent.clearCache(in: folder) }
     }
 
     /// Signs every account out, as ``signOut(_:agent:)`` does each.

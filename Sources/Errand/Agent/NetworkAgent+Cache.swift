@@ -83,10 +83,25 @@ extension NetworkAgent {
     /// - Throws: as ``loadCache(_:)``, and never `.cacheMiss(.expired)` when `allowingExpired`.
     public func loadCache(_ request: any BaseRequest, allowingExpired: Bool) throws(ErrandError) -> Response {
         guard let settings = try CacheSettings(request: request, config: config) else { throw .cacheMiss(.disabled) }
-        switch pipeline.cache.lookup(settings, allowingExpired: allowingExpired) {
+        switch try lookup(request, settings, allowingExpired: allowingExpired) {
         case .hit(let response): return response
         case .miss(let reason, _, _): throw .cacheMiss(reason)
+        case .varies: throw .cacheMiss(.missing)
         }
+    }
+
+    /// What the cache holds for `request`; where its URL's responses vary on the request, the
+    /// variant the request as built selects. Nothing is sent, so the fields interceptors would
+    /// add (a credential) are not among them: a response stored for one is not found.
+    private func lookup(_ request: any BaseRequest, _ settings: CacheSettings, allowingExpired: Bool = false)
+        throws(ErrandError) -> ResponseCache.Lookup
+    {
+        let found = pipeline.cache.lookup(settings, allowingExpired: allowingExpired)
+        guard case .varies = found else { return found }
+        let built = try TransportRequestBuilder.build(
+            request, config: config, sessionSetsUserAgent: pipeline.sessionSetsUserAgent)
+        return pipeline.cache.lookup(
+            settings, sending: pipeline.sentFields.headers(of: built.request), allowingExpired: allowingExpired)
     }
 
     /// Stores `response` as the cached entry of `request`, as if `request` had received it — for
@@ -131,7 +146,9 @@ extension NetworkAgent {
     /// Deletes every cached entry under `directory` — one account's folder, say — or, by default,
     /// under ``NetworkConfig/cacheDirectory``, blocking the calling thread until the entries are
     /// gone; `async` code calls the `async` overload instead. A directory outside the cache
-    /// directory holds no entry and is left alone.
+    /// directory holds no entry and is left alone. Only Errand's entries go: files of the app's
+    /// own in those folders stay, and so do the folders that hold them. A response to a request
+    /// started before the clearing is not stored there afterwards.
     @available(*, noasync, message: "In async code, use clearCache(in:): it does not block a thread of the pool")
     public func clearCacheSync(in directory: URL? = nil) {
         try? pipeline.cache.apply(.removeAll(under: directory ?? config.cacheDirectory))
@@ -160,9 +177,10 @@ extension NetworkAgent {
     /// What cache-then-network shows first: the entry even if expired, never another version's or account's.
     private func displayableCache(for request: any BaseRequest) -> Response? {
         guard let settings = try? CacheSettings(request: request, config: config) else { return nil }
-        switch pipeline.cache.lookup(settings) {
+        switch try? lookup(request, settings) {
         case .hit(let response): return response
         case .miss(_, let stale, _): return stale
+        case .varies, nil: return nil
         }
     }
 }

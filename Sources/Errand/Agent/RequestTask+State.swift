@@ -15,6 +15,8 @@ extension RequestTask {
         var isCancelled = false
         /// The request as built, before interceptors adapt it.
         var builtRequest: TransportRequest?
+        /// The folder its response is cached in, chosen when it started.
+        var cacheFolder: URL?
         var sentRequest: TransportRequest?
         var attempt = 0
         /// From sending an attempt until its response is complete.

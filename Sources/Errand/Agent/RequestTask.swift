@@ -186,6 +186,12 @@ public final class RequestTask: Sendable {
         }
     }
 
+    /// The folder the task's response is cached in, chosen when it started; `nil` when it does not cache.
+    var cacheFolder: URL? {
+        get { state[\.cacheFolder] }
+        set { state[\.cacheFolder] = newValue }
+    }
+
     /// Keeps `file` until the task finishes, then deletes it: an encoded upload body.
     /// - Returns: `false` when the task already finished; the caller deletes the file itself.
     func adoptTemporaryFile(_ file: URL) -> Bool {

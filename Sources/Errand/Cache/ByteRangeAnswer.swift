@@ -7,7 +7,7 @@ package enum ByteRangeAnswer {
     /// `Content-Range`; `stored` itself — which answers a range request as correctly, whole —
     /// for a request without `Range`, with several ranges or one the body cannot satisfy, with
     /// an `If-Range` that does not match it (§13.1.5), or for a stored status other than `200`.
-    static func answer(_ requestHeaders: [String: String], from stored: Response) -> Response {
+    package static func answer(_ requestHeaders: [String: String], from stored: Response) -> Response {
         guard stored.statusCode == 200, let field = requestHeaders.headerField("Range"),
             ifRangeMatches(requestHeaders.headerField("If-Range"), stored),
             let range = range(field, length: stored.data.count)
@@ -16,9 +16,12 @@ package enum ByteRangeAnswer {
         let contentRange = "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(stored.data.count)"
         headers.setHeaderField("Content-Range", contentRange)
         headers.setHeaderField("Content-Length", String(range.count))
+        // The body may be a slice of a larger buffer, whose indices start where the slice does.
+        let start = stored.data.startIndex
         return Response(
-            statusCode: 206, headers: headers, data: stored.data.subdata(in: range), isDataFromCache: true,
-            isStale: stored.isStale, age: stored.age)
+            statusCode: 206, headers: headers,
+            data: Data(stored.data[start + range.lowerBound..<start + range.upperBound]),
+            isDataFromCache: true, isStale: stored.isStale, age: stored.age)
     }
 
     /// The bytes one `bytes=first-last`, `bytes=first-` or `bytes=-suffix` selects of a body of

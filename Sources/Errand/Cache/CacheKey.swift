@@ -42,7 +42,9 @@ struct CacheKey: Sendable, Hashable {
     /// The key of an HTTP cache's entry for `targetURI` in `folder`: what a GET and a HEAD of
     /// it share, and what an unsafe method's answer invalidates (RFC 9111 §4.4).
     init(targetURI: URL, folder: Folder) {
-        self.init(identity: "HTTP \(Self.withoutFragment(targetURI))", folder: folder)
+        // Before their variants were chosen by the request as sent, entries were keyed "HTTP …":
+        // those are never found, as one may hold a response to another account's credential.
+        self.init(identity: "HTTP-as-sent \(Self.withoutFragment(targetURI))", folder: folder)
     }
 
     /// The key of one variant of the URL this key is for: the variants' `id`, and the request's

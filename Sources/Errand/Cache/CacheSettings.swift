@@ -19,11 +19,16 @@ struct CacheSettings: Sendable {
     /// The URL an HTTP cache keys the request by (``CacheKey/targetURI(of:custom:config:)``); `nil` for
     /// YTKNetwork's cache.
     let targetURI: URL?
-    /// The request's header fields, for `Vary`.
+    /// The request's own header fields, for its `Range` where a lookup is not given the fields
+    /// it goes out with; a URL's variants are chosen only by those (``SentFields``).
     let requestHeaders: [String: String]
     /// The request's own `Cache-Control` directives; `Pragma: no-cache` reads as `no-cache` when
     /// there are none (RFC 9111 §5.4).
     let requestCacheControl: CacheControl
+    /// When the settings were taken, as a count all of them share with the clearings of the
+    /// cache (``nextEpoch()``): a response of a request whose settings are older than the
+    /// clearing of its folder is not stored there.
+    let epoch = Self.nextEpoch()
 
     /// The settings of `request`; `nil` when it does not cache (`cacheTimeInSeconds <= 0` without
     /// `followsHTTPCaching`, or a download).
@@ -64,6 +69,16 @@ struct CacheSettings: Sendable {
     func offersToStore(after error: ErrandError?) -> Bool {
         error == nil || followsHTTPCaching && error?.isStatusCode == true
     }
+
+    /// The next of a count that only grows, shared by settings and clearings.
+    static func nextEpoch() -> UInt64 {
+        epochs.withLock { epoch in
+            epoch += 1
+            return epoch
+        }
+    }
+
+    private static let epochs = Locked<UInt64>(0)
 
     static func hash(ofSensitiveData value: String?) -> String? {
         value.map { FNV1a.hex(of: $0.utf8) }

@@ -100,7 +100,10 @@ public final class DiskCacheStorage: CacheStorage {
         state.withLock { forget(name, in: folder, state: &$0) }
     }
 
-    /// Deletes the folder `folder`, or the whole cache directory for `""`.
+    /// Deletes the entries in the folder `folder` and the folders below it, or in the whole cache
+    /// directory for `""`: the files Errand wrote, recognised by name and content, and none other —
+    /// an app's own files beside them stay. Folders the deletion leaves empty go too, the cache
+    /// directory itself excepted.
     public func removeAll(under folder: String) {
         let directory = folder.isEmpty ? root.url : fileURL(for: folder)
         guard let directory else { return }
@@ -109,7 +112,7 @@ public final class DiskCacheStorage: CacheStorage {
                 !folder.isEmpty && $0.key != folder && !$0.key.hasPrefix(folder + "/")
             }
         }
-        try? FileManager.default.removeItem(at: directory)
+        CacheEntryFiles.removeAll(in: directory, keepingFolder: folder.isEmpty)
     }
 
     // MARK: Entries as Errand keeps them
@@ -162,6 +165,12 @@ public final class DiskCacheStorage: CacheStorage {
         }
     }
 
+    /// The folders named `name` under the cache directory, at any depth, found on the disk; none
+    /// is looked into for another.
+    func folders(named name: String) -> [URL] {
+        CacheEntryFiles.folders(named: name, under: root.url)
+    }
+
     // MARK: Eviction
 
     /// Records a use of the entry `name` in `folder` — also one served from memory — so eviction
@@ -206,11 +215,12 @@ public final class DiskCacheStorage: CacheStorage {
             guard let values = try? url.resourceValues(forKeys: Set(keys)) else { continue }
             let modified = values.contentModificationDate ?? .distantPast
             // Another writer's file in progress is seconds old at most; an older one was left by a crash.
-            if url.lastPathComponent.hasSuffix(OwnerOnlyFile.temporarySuffix) && modified.timeIntervalSinceNow < -600 {
+            if CacheEntryFiles.isWriteInProgress(url.lastPathComponent) && modified.timeIntervalSinceNow < -600 {
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
-            guard url.pathExtension == "cache" else { continue }
+            // An app's own files may share the folder: only Errand's entries count, and are evicted.
+            guard CacheEntryFiles.isEntry(url) else { continue }
             found.append((url.lastPathComponent, values.fileSize ?? 0, modified))
         }
         return found.sorted { $0.modified < $1.modified }

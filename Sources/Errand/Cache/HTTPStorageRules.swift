@@ -1,6 +1,6 @@
 /// What a private HTTP cache may store, and which stored variant answers a request: RFC 9111 §3
 /// and §4.1, for ``BaseRequest/followsHTTPCaching``.
-enum HTTPStorageRules {
+package enum HTTPStorageRules {
     /// Whether the response to `method` may be stored (§3): a final status other than `206` and
     /// `304`, which this cache does not combine; no `no-store` from either side; and something
     /// that lets a cache keep it — `public`, `private` (this cache is private), `max-age`,
@@ -8,7 +8,7 @@ enum HTTPStorageRules {
     /// status whose rules this cache knows be stored despite `no-store`, and no other status at
     /// all. Only `GET` is stored, as in
     /// every browser; a `HEAD` answer freshens the `GET` stored under the same key (§4.3.5).
-    static func mayStore(
+    package static func mayStore(
         method: String, statusCode: Int, request: CacheControl, response: CacheControl,
         responseHeaders: [String: String]
     ) -> Bool {
@@ -23,11 +23,25 @@ enum HTTPStorageRules {
             || ResponseFreshness.heuristicallyCacheableStatusCodes.contains(statusCode)
     }
 
+    /// The fields that choose among a URL's stored responses, as a `Vary` value: those the
+    /// response's `Vary` names, and `Authorization` when the request carried one and the
+    /// response does not say a shared cache may reuse it (`public` or `s-maxage`, and not
+    /// `private`: RFC 9111 §3.5). One agent serves every account of an app, so Errand is a private
+    /// cache for each credential rather than for the device: a response to one credential
+    /// answers that credential alone, whatever its other directives.
+    package static func selectingFields(vary: String?, response: CacheControl, requestHeaders: [String: String])
+        -> String?
+    {
+        let shareable = (response.contains("public") || response.contains("s-maxage")) && !response.contains("private")
+        guard requestHeaders.headerField("Authorization") != nil, !shareable else { return vary }
+        return vary.map { "\($0), Authorization" } ?? "Authorization"
+    }
+
     /// The request's values of the fields a response's `Vary` names, normalized, by lower-case
     /// name, `nil` for a field it did not send — what a stored variant keeps, and what a later
     /// request must send alike (§4.1). `nil` for `Vary: *` anywhere in the list, which no request
     /// matches.
-    static func variant(vary: String?, requestHeaders: [String: String]) -> [String: String?]? {
+    package static func variant(vary: String?, requestHeaders: [String: String]) -> [String: String?]? {
         var selected: [String: String?] = [:]
         for member in (vary ?? "").split(separator: ",") {
             let name = member.trimmed.lowercased()
@@ -40,7 +54,7 @@ enum HTTPStorageRules {
 
     /// Whether a request sends the stored variant's selecting fields alike; a field absent from
     /// both matches.
-    static func matches(_ stored: [String: String?], requestHeaders: [String: String]) -> Bool {
+    package static func matches(_ stored: [String: String?], requestHeaders: [String: String]) -> Bool {
         stored.allSatisfy { name, storedValue in value(of: name, in: requestHeaders) == storedValue }
     }
 
@@ -51,13 +65,22 @@ enum HTTPStorageRules {
     /// A field value as variants compare it: the members of its list, trimmed and joined by
     /// commas, so that spaces and separate lines make no difference; `Accept-Language` in lower
     /// case and sorted, since neither case nor order changes what it asks for.
+    /// A credential (`Authorization`, `Cookie`, `Proxy-Authorization`) as a hash: entries and
+    /// their keys keep it, and neither may hold the credential itself.
     static func normalized(_ value: String, field: String) -> String {
         let members = value.split(separator: ",").map(\.trimmed).filter { !$0.isEmpty }
+        if credentialFields.contains(field) {
+            let joined = members.joined(separator: ",")
+            return "hash " + FNV1a.hex(of: joined.utf8) + FNV1a.hex(of: joined.utf8, seed: 0x9e37_79b9_7f4a_7c15)
+        }
         guard field == "accept-language" else { return members.joined(separator: ",") }
         return members.map { $0.lowercased().replacingOccurrences(of: " ", with: "") }.sorted().joined(separator: ",")
     }
 
     private static let storedMethods: Set<String> = ["GET"]
+
+    /// The fields whose values are credentials, by lower-case name.
+    private static let credentialFields: Set<String> = ["authorization", "cookie", "proxy-authorization"]
 
     /// The statuses whose caching rules this cache implements, for `must-understand`: those it
     /// may give a heuristic lifetime, and the redirects it stores by their explicit one.

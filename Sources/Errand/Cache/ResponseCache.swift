@@ -10,12 +10,17 @@ final class ResponseCache: Sendable {
         /// No entry to serve, and why. `stale` is an expired entry that is otherwise valid, to
         /// revalidate; `uses` says when it may still be served.
         case miss(ErrandError.CacheMissReason, stale: Response?, uses: StaleUse = [])
+        /// The URL's stored responses vary on the request's fields, and the lookup was not given
+        /// the fields the request goes out with: which response answers it, if any, is known once
+        /// the request is final.
+        case varies
     }
 
     private let config: NetworkConfig
     private let memory: MemoryCache
     private let disk: StorageQueue
     private let revalidating = Locked(Set<CacheKey>())
+    private let folders = CacheFolders()
 
     init(config: NetworkConfig) {
         self.config = config
@@ -31,40 +36,56 @@ final class ResponseCache: Sendable {
 
     /// The entry `settings` name, checked in YTKNetwork's order: missing, unreadable, expired,
     /// `cacheVersion`, `cacheSensitiveData`, app version. `allowingExpired` serves an expired
-    /// entry as a hit marked stale; a mismatch still refuses it.
-    /// It may read a file: call it off a caller's thread, after ``lookupInMemory(_:allowingExpired:)``.
-    func lookup(_ settings: CacheSettings, allowingExpired: Bool = false) -> Lookup {
-        judge(storedVariant(settings, readsDisk: true), settings, allowingExpired: allowingExpired)
+    /// entry as a hit marked stale; a mismatch still refuses it. `sent` are the header fields the
+    /// request goes out with (``SentFields``), which choose among a URL's variants; without
+    /// them, a URL that has variants is ``Lookup/varies``.
+    /// It may read a file: call it off a caller's thread, after ``lookupInMemory(_:sending:allowingExpired:)``.
+    func lookup(_ settings: CacheSettings, sending sent: [String: String]? = nil, allowingExpired: Bool = false)
+        -> Lookup
+    {
+        judge(storedVariant(settings, sent, readsDisk: true), settings, sent, allowingExpired: allowingExpired)
             ?? .miss(.missing, stale: nil)
     }
 
-    /// ``lookup(_:allowingExpired:)`` without touching the disk: `nil` when the entry is not in
-    /// memory, and only the disk can say. Cheap enough for any thread.
-    func lookupInMemory(_ settings: CacheSettings, allowingExpired: Bool = false) -> Lookup? {
-        judge(storedVariant(settings, readsDisk: false), settings, allowingExpired: allowingExpired)
+    /// ``lookup(_:sending:allowingExpired:)`` without touching the disk: `nil` when the entry is
+    /// not in memory, and only the disk can say. Cheap enough for any thread.
+    func lookupInMemory(
+        _ settings: CacheSettings, sending sent: [String: String]? = nil, allowingExpired: Bool = false
+    ) -> Lookup? {
+        judge(storedVariant(settings, sent, readsDisk: false), settings, sent, allowingExpired: allowingExpired)
     }
 
-    private func judge(_ found: (StorageQueue.Lookup, CacheKey)?, _ settings: CacheSettings, allowingExpired: Bool)
-        -> Lookup?
-    {
-        switch found?.0 {
+    private func judge(
+        _ found: StoredVariant?, _ settings: CacheSettings, _ sent: [String: String]?, allowingExpired: Bool
+    ) -> Lookup? {
+        switch found {
         case nil: nil
-        case .missing: .miss(.missing, stale: nil)
-        case .unreadable: .miss(.unreadable, stale: nil)
-        case .found(let entry): judge(entry, settings, allowingExpired: allowingExpired)
+        case .varies: .varies
+        case .entry(.missing, _): .miss(.missing, stale: nil)
+        case .entry(.unreadable, _): .miss(.unreadable, stale: nil)
+        case .entry(.found(let entry), _): judge(entry, settings, sent, allowingExpired: allowingExpired)
         }
+    }
+
+    /// What a lookup found: an entry, or the marker of variants it was given no fields to choose by.
+    private enum StoredVariant {
+        case entry(StorageQueue.Lookup, CacheKey)
+        case varies
     }
 
     /// What answers `settings`, and under which key: the entry under its key, or — where that is
-    /// the marker of its URL's variants — the entry of the request's variant. `nil` when only
-    /// the disk can say and `readsDisk` is `false`.
-    private func storedVariant(_ settings: CacheSettings, readsDisk: Bool) -> (StorageQueue.Lookup, CacheKey)? {
+    /// the marker of its URL's variants — the entry of the variant the `sent` fields select.
+    /// `nil` when only the disk can say and `readsDisk` is `false`.
+    private func storedVariant(_ settings: CacheSettings, _ sent: [String: String]?, readsDisk: Bool)
+        -> StoredVariant?
+    {
         guard let found = stored(settings.key, readsDisk: readsDisk) else { return nil }
         guard case .found(let entry) = found, let variants = entry.metadata.variants else {
-            return (found, settings.key)
+            return .entry(found, settings.key)
         }
-        let key = Self.variantKey(settings, variants)
-        return stored(key, readsDisk: readsDisk).map { ($0, key) }
+        guard let sent else { return .varies }
+        let key = Self.variantKey(settings, variants, sent)
+        return stored(key, readsDisk: readsDisk).map { .entry($0, key) }
     }
 
     /// The entry under `key`, from memory, else from disk with `readsDisk`; `nil` when only the disk can say.
@@ -78,19 +99,23 @@ final class ResponseCache: Sendable {
         return disk.entry(for: key) { memory.insertIfAbsent($0, for: key) }
     }
 
-    /// The key of the variant `settings`' request selects among `variants`.
-    private static func variantKey(_ settings: CacheSettings, _ variants: CacheEntry.Variants) -> CacheKey {
-        let values = HTTPStorageRules.variant(
-            vary: variants.names.joined(separator: ","), requestHeaders: settings.requestHeaders)
+    /// The key of the variant a request sending `sent` selects among `variants`.
+    private static func variantKey(_ settings: CacheSettings, _ variants: CacheEntry.Variants, _ sent: [String: String])
+        -> CacheKey
+    {
+        let values = HTTPStorageRules.variant(vary: variants.names.joined(separator: ","), requestHeaders: sent)
         return settings.key.variant(id: variants.id, values: values ?? [:])
     }
 
-    /// What `entry` is worth for `settings`, by the rules of ``lookup(_:allowingExpired:)``.
-    private func judge(_ entry: CacheEntry, _ settings: CacheSettings, allowingExpired: Bool) -> Lookup {
+    /// What `entry` is worth for `settings`, by the rules of ``lookup(_:sending:allowingExpired:)``.
+    private func judge(_ entry: CacheEntry, _ settings: CacheSettings, _ sent: [String: String]?, allowingExpired: Bool)
+        -> Lookup
+    {
         if settings.followsHTTPCaching {
-            let found = judgeByHTTP(entry, settings, allowingExpired: allowingExpired)
+            let headers = sent ?? settings.requestHeaders
+            let found = judgeByHTTP(entry, settings, headers, allowingExpired: allowingExpired)
             guard case .hit(let response) = found else { return found }
-            return .hit(ByteRangeAnswer.answer(settings.requestHeaders, from: response))
+            return .hit(ByteRangeAnswer.answer(headers, from: response))
         }
         let mismatch = mismatch(of: entry.metadata, for: settings)
         let age = config.cacheClock().timeIntervalSince1970 - entry.metadata.storedAt
@@ -109,13 +134,15 @@ final class ResponseCache: Sendable {
     /// no entry; fresh by the server's lifetime (or `cacheTimeInSeconds`) and the request's
     /// directives, a hit with its `Age`; stale, a hit only within the request's `max-stale`, and
     /// otherwise the expired entry to revalidate, with the uses the server and the policy allow.
-    private func judgeByHTTP(_ entry: CacheEntry, _ settings: CacheSettings, allowingExpired: Bool) -> Lookup {
+    private func judgeByHTTP(
+        _ entry: CacheEntry, _ settings: CacheSettings, _ sent: [String: String], allowingExpired: Bool
+    ) -> Lookup {
         // The entry is a GET's, which answers a HEAD too (§4.3.5), and no other method.
         guard settings.method == "GET" || settings.method == "HEAD" else { return .miss(.missing, stale: nil) }
         let metadata = entry.metadata
         if let mismatch = mismatch(of: metadata, for: settings) { return .miss(mismatch, stale: nil) }
         // An entry saved without a variant, by saveCache or before the request followed HTTP caching, varies on nothing.
-        guard HTTPStorageRules.matches(metadata.variant ?? [:], requestHeaders: settings.requestHeaders) else {
+        guard HTTPStorageRules.matches(metadata.variant ?? [:], requestHeaders: sent) else {
             return .miss(.missing, stale: nil)
         }
         let storedAt = Date(timeIntervalSince1970: metadata.storedAt)
@@ -191,21 +218,27 @@ final class ResponseCache: Sendable {
     }
 
     /// Keeps `response` as the entry `settings` name: in memory at once, on disk shortly after.
-    /// A request that follows HTTP caching stores only what RFC 9111 allows, with the request's
-    /// `Vary` variant and `sentAt`, when it was sent.
-    func store(_ response: Response, as settings: CacheSettings, sentAt: Date? = nil) {
-        guard settings.followsHTTPCaching else { return keep(entry(response, as: settings), under: settings.key) }
+    /// A request that follows HTTP caching stores only what RFC 9111 allows, as the variant its
+    /// `sent` header fields select (``HTTPStorageRules/selectingFields(vary:response:requestHeaders:)``),
+    /// with `sentAt`, when it was sent.
+    func store(_ response: Response, as settings: CacheSettings, sentAt: Date? = nil, sending sent: [String: String]) {
+        guard settings.followsHTTPCaching else {
+            return keep(entry(response, as: settings), under: settings.key, for: settings)
+        }
         invalidate(after: response, settings)
-        if settings.method == "HEAD" { return freshen(with: response, settings, sentAt: sentAt) }
+        if settings.method == "HEAD" { return freshen(with: response, settings, sentAt: sentAt, sent) }
+        let control = CacheControl(response.value(forHeader: "Cache-Control"))
         let allowed = HTTPStorageRules.mayStore(
             method: settings.method, statusCode: response.statusCode, request: settings.requestCacheControl,
-            response: CacheControl(response.value(forHeader: "Cache-Control")), responseHeaders: response.headers)
+            response: control, responseHeaders: response.headers)
+        let selecting = HTTPStorageRules.selectingFields(
+            vary: response.value(forHeader: "Vary"), response: control, requestHeaders: sent)
         guard allowed, !replacesWithServerError(response, settings),
-            let variant = HTTPStorageRules.variant(
-                vary: response.value(forHeader: "Vary"), requestHeaders: settings.requestHeaders)
+            let variant = HTTPStorageRules.variant(vary: selecting, requestHeaders: sent)
         else { return }
         let key = variant.isEmpty ? settings.key : variantKey(storing: variant, settings)
-        keep(entry(response, as: settings, under: key, requestTime: sentAt, variant: variant), under: key)
+        keep(
+            entry(response, as: settings, under: key, requestTime: sentAt, variant: variant), under: key, for: settings)
     }
 
     /// Whether `response` is a server error that would replace a stored response: RFC 9111
@@ -223,10 +256,22 @@ final class ResponseCache: Sendable {
         memory.remove(key)
     }
 
-    /// Puts `entry` in memory at once, and on disk shortly after.
-    private func keep(_ entry: CacheEntry, under key: CacheKey) {
-        memory.insert(entry, for: key)
-        disk.store(entry, for: key)
+    /// Puts `entry` in memory at once, and on disk shortly after — unless its folder was cleared
+    /// after `settings` were taken: a request started before a clearing (an account's sign-out)
+    /// brings nothing back into the folder.
+    private func keep(_ entry: CacheEntry, under key: CacheKey, for settings: CacheSettings) {
+        folders.admit(key, since: settings.epoch) {
+            memory.insert(entry, for: key)
+            disk.store(entry, for: key)
+        }
+    }
+
+    /// The folders named `name` (``AccountCacheDirPathFilter``'s `account-<id>`) wherever the
+    /// filters put them: in `inUse`, the folders of requests in flight, in those this cache
+    /// stored entries in, and on the disk for the default storage; `name` right under the cache
+    /// directory always, where it is without other filters.
+    func folders(named name: String, inUse: [URL]) -> [URL] {
+        folders.named(name, under: config.cacheDirectory, among: inUse + disk.foldersOnDisk(named: name))
     }
 
     /// The key a response that varies on `variant`'s fields is stored under: one of the variants
@@ -242,7 +287,7 @@ final class ResponseCache: Sendable {
         keep(
             CacheEntry(
                 variants: variants, key: settings.key, appVersion: config.appVersion, storedAt: config.cacheClock()),
-            under: settings.key)
+            under: settings.key, for: settings)
         return settings.key.variant(id: variants.id, values: variant)
     }
 
@@ -258,9 +303,10 @@ final class ResponseCache: Sendable {
     /// Updates the stored `GET` a `200` to a `HEAD` describes, as a `304` would; one it shows
     /// changed is no longer trusted, and goes (§4.3.5). A `HEAD` answer is never stored itself:
     /// it has no body to serve a `GET`.
-    private func freshen(with head: Response, _ settings: CacheSettings, sentAt: Date?) {
-        guard head.statusCode == 200, case (.found(let described), let key)? = storedVariant(settings, readsDisk: true),
-            HTTPStorageRules.matches(described.metadata.variant ?? [:], requestHeaders: settings.requestHeaders),
+    private func freshen(with head: Response, _ settings: CacheSettings, sentAt: Date?, _ sent: [String: String]) {
+        guard head.statusCode == 200,
+            case .entry(.found(let described), let key)? = storedVariant(settings, sent, readsDisk: true),
+            HTTPStorageRules.matches(described.metadata.variant ?? [:], requestHeaders: sent),
             // Another version's or account's entry is not this request's to relabel.
             mismatch(of: described.metadata, for: settings) == nil
         else { return }
@@ -269,7 +315,7 @@ final class ResponseCache: Sendable {
         let merged = Revalidation.merged(stored, with: head)
         keep(
             entry(merged, as: settings, under: key, requestTime: sentAt, variant: described.metadata.variant),
-            under: key)
+            under: key, for: settings)
     }
 
     /// The change that stores `response` as the entry `settings` name, for ``apply(_:)``.
@@ -304,8 +350,10 @@ final class ResponseCache: Sendable {
             return .flush
         case .removeAll(let directory):
             let directory = directory.standardizedFileURL
-            disk.markCleared(directory)
-            memory.removeAll(at: directory)
+            folders.clear(directory) {
+                disk.markCleared(directory)
+                memory.removeAll(at: directory)
+            }
             return .removeAll(under: directory)
         case .flush, .store:
             return change

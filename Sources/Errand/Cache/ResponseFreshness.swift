@@ -15,7 +15,7 @@ package struct ResponseFreshness: Equatable, Sendable {
 
     /// Statuses a cache may give a heuristic lifetime without being told it may (§4.2.2, RFC
     /// 9110 §15.1).
-    static let heuristicallyCacheableStatusCodes: Set<Int> = [
+    package static let heuristicallyCacheableStatusCodes: Set<Int> = [
         200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501,
     ]
 

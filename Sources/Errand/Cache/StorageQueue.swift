@@ -48,17 +48,15 @@ final class StorageQueue: Sendable {
     /// or clearing queued while the file was read wins over it, so a read that raced an
     /// invalidation cannot bring the old entry back.
     func entry(for key: CacheKey, keeping keep: (CacheEntry) -> CacheEntry = { $0 }) -> Lookup {
-        let (pending, start) = state.withLock { state in
-            if state.pending[key] == nil { state.readsUnderWay += 1 }
-            return (state.pending[key], state.generation)
+        let (pending, start, isCleared) = state.withLock { state in
+            // Nothing under a directory being cleared is read, not even a write waiting there.
+            let isCleared = state.clearingsPending.contains { key.isStored(under: $0) }
+            if state.pending[key] == nil, !isCleared { state.readsUnderWay += 1 }
+            return (state.pending[key], state.generation, isCleared)
         }
+        if isCleared { return .missing }
         if let pending {
             return pending.entry.map(Lookup.found) ?? .missing
-        }
-        // Nothing under a directory being cleared is read; the read counts all the same.
-        guard !state.withLock({ $0.clearingsPending.contains { key.isStored(under: $0) } }) else {
-            state.withLock { Self.endRead(in: &$0) }
-            return .missing
         }
         let found = fileEntry(for: key)
         let current = state.withLock { state -> Lookup in
@@ -118,6 +116,11 @@ final class StorageQueue: Sendable {
         let path = url.standardizedFileURL.path
         guard CacheKey.path(path, isUnder: rootPath) else { return nil }
         return String(path.dropFirst(rootPath.count).drop { $0 == "/" })
+    }
+
+    /// The folders named `name` on the disk, when the storage is the disk's; none for another.
+    func foldersOnDisk(named name: String) -> [URL] {
+        disk?.folders(named: name) ?? []
     }
 
     // MARK: Writing

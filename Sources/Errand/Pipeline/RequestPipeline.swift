@@ -6,7 +6,10 @@ import Foundation
 #endif
 
 /// Takes each task through the stages, one way: build → cache lookup → queue → adapt →
-/// transport → validation → retry decision → cache store → delivery.
+/// transport → validation → retry decision → cache store → delivery. Where the URL's stored
+/// responses vary on the request, the lookup cannot choose before the request is final: the
+/// variant is chosen by the request as it goes out, after adapt (right after the build when
+/// no interceptor adapts it), and a hit is delivered from there.
 ///
 /// The stages take and return values; the task owns its state. Response work — validation,
 /// interceptors, cache stores — runs on the thread that delivers the transport's completion,
@@ -20,7 +23,9 @@ final class RequestPipeline: Sendable {
     let coalescer: TransportCoalescer
     let retryTimer: RetryTimer
     /// Read once, as the transport reads the session configuration once.
-    private let sessionSetsUserAgent: Bool
+    let sessionSetsUserAgent: Bool
+    /// The fields the session adds to what the pipeline sends, which a stored response's `Vary` may name.
+    let sentFields: SentFields
     /// Bytes a ``ResponseStream`` holds ahead of its consumer before its transfer pauses: the
     /// transport's own limit where it has one.
     let streamBufferLimit: Int
@@ -34,6 +39,7 @@ final class RequestPipeline: Sendable {
         scheduler = RequestScheduler(maxConcurrent: 6)
         cache = ResponseCache(config: config)
         sessionSetsUserAgent = UserAgent.isSet(in: config.sessionConfiguration)
+        sentFields = SentFields(configuration: config.sessionConfiguration)
         streamBufferLimit = (transport as? any StreamBufferingTransport)?.bufferLimit ?? StreamReceiver.bufferLimit
     }
 
@@ -64,6 +70,7 @@ final class RequestPipeline: Sendable {
         } catch {
             return finish(task, response: nil, error: error)
         }
+        task.cacheFolder = plan.cache?.key.directory
         if plan.isOffline {
             return serveOffline(task, plan)
         }
@@ -90,16 +97,20 @@ final class RequestPipeline: Sendable {
         }
         built.request.isStreaming = plan.streams
         if plan.cache?.followsHTTPCaching == true { plan.sentAt = config.cacheClock() }
-        if let stale, let revalidation = Revalidation(stored: stale, requestHeaders: built.request.headers) {
-            for (name, value) in revalidation.conditionalHeaders { built.request.headers.setHeaderField(name, value) }
-            plan.revalidation = revalidation
-        }
+        Self.ask(about: stale, in: &built.request, plan: &plan)
         if task.stream?.upgradesToWebSocket == true {
             built.request.upgradesToWebSocket = true
             built.request.url = WebSocketURL.webSocket(built.request.url)
         }
         for (name, value) in task.stream?.headers ?? [:] {
             built.request.headers.setHeaderField(name, value)
+        }
+        // With no interceptor to adapt it, the request as built is the request as sent.
+        guard !plan.choosesVariantAsSent || !plan.interceptors.isEmpty || built.largeMultipartBody != nil else {
+            return chooseVariant(task, plan, built.request) { [self] plan, request in
+                task.built(request)
+                enqueue(task, plan, request)
+            }
         }
         task.built(built.request)
         guard let form = built.largeMultipartBody else {
@@ -177,14 +188,21 @@ final class RequestPipeline: Sendable {
 
     private func send(_ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, adapted: TransportRequest)
     {
-        let download = task.download
-        let stream = task.stream
         let outgoing: TransportRequest
         do {
-            outgoing = try HeaderFieldCheck.checked(download?.prepare(adapted) ?? adapted).markingSecretHeaders()
+            outgoing = try HeaderFieldCheck.checked(task.download?.prepare(adapted) ?? adapted).markingSecretHeaders()
         } catch {
             return finish(task, response: nil, error: error)
         }
+        chooseVariant(task, plan, outgoing) { [self] plan, outgoing in transmit(task, plan, request, outgoing) }
+    }
+
+    /// Sends `outgoing`, the final form of `request`, as one attempt of `task`.
+    private func transmit(
+        _ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, _ outgoing: TransportRequest
+    ) {
+        let download = task.download
+        let stream = task.stream
         guard let attempt = task.beginAttempt(outgoing) else {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
@@ -342,11 +360,13 @@ final class RequestPipeline: Sendable {
 
     /// Stores a success in the cache, or serves a stale entry in place of a failure, and finishes.
     private func conclude(_ task: RequestTask, _ plan: RequestPlan, response: Response?, error: ErrandError?) {
-        if let fallback = staleFallback(plan.cache, response: response, error: error) {
+        // An HTTP cache compares the fields the last attempt went out with; YTKNetwork's, none.
+        let sent = plan.cache?.followsHTTPCaching == true ? task.sentRequest.map(sentFields.headers(of:)) : [:]
+        if let fallback = staleFallback(plan.cache, sending: sent, response: response, error: error) {
             return serveCached(task, fallback, error: refusal(of: fallback, plan))
         }
-        if let response, let settings = plan.cache, settings.offersToStore(after: error) {
-            cache.store(response, as: settings, sentAt: plan.sentAt)
+        if let response, let settings = plan.cache, let sent, settings.offersToStore(after: error) {
+            cache.store(response, as: settings, sentAt: plan.sentAt, sending: sent)
         }
         finish(task, response: response, error: error)
     }

@@ -33,6 +33,9 @@ struct RequestPlan: Sendable {
     /// When the request was built to be sent, by ``NetworkConfig/cacheClock``, for an HTTP cache's
     /// age of the response (``BaseRequest/followsHTTPCaching`` only).
     var sentAt: Date?
+    /// Whether the cache is to be asked again once the request is final: its URL's stored
+    /// responses vary on the fields it goes out with (``ResponseCache/Lookup/varies``).
+    var choosesVariantAsSent = false
 
     /// - Throws: ``ErrandError/serialization(_:)`` when its `cacheKeyArguments` cannot be encoded, or
     ///   ``ErrandError/fileSystem(_:)`` when a ``CacheDirPathFilter`` leads outside the cache directory.

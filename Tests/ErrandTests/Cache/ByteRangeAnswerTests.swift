@@ -47,6 +47,18 @@ struct ByteRangeAnswerTests {
         #expect(answer.statusCode == (cuts ? 206 : 200))
     }
 
+    /// A stored body may be a slice of a larger buffer (whatever `Data` the app saved): its
+    /// indices do not start at zero.
+    @Test func aRangeOfABodyThatIsASliceIsCutFromTheSlice() {
+        let buffer = Data("xxxx01234567890".utf8)
+        let stored = Response(statusCode: 200, data: buffer[4...], isDataFromCache: true)
+        #expect(stored.data.startIndex == 4)
+        let answer = ByteRangeAnswer.answer(["Range": "bytes=1-3"], from: stored)
+        #expect(answer.statusCode == 206)
+        #expect(answer.data == Data("123".utf8))
+        #expect(ByteRangeAnswer.answer(["Range": "bytes=-2"], from: stored).data == Data("90".utf8))
+    }
+
     @Test func aStoredStatusOtherThan200IsNotCut() {
         let notFound = Response(statusCode: 404, data: Data("missing".utf8))
         #expect(ByteRangeAnswer.answer(["Range": "bytes=0-1"], from: notFound).statusCode == 404)

@@ -164,6 +164,18 @@ struct HTTPCacheLifecycleTests {
         #expect(downloads("range") == 1)
     }
 
+    @Test func aRangeOfAStoredBodyThatIsASliceIsCutFromTheSlice() async throws {
+        defer { fixture.removeDirectory() }
+        let agent = fixture.makeAgent()
+        let buffer = Data("header:0123456789".utf8)
+        let saved = Response(statusCode: 200, headers: ["Cache-Control": "max-age=600"], data: buffer[7...])
+        try await agent.saveCache(saved, for: request("sliced"))
+        let part = try await agent.response(request("sliced", headers: ["Range": "bytes=2-4"]))
+        #expect(part.isDataFromCache && part.statusCode == 206)
+        #expect(part.data == Data("234".utf8))
+        #expect(part.value(forHeader: "Content-Range") == "bytes 2-4/10")
+    }
+
     // MARK: §4.2.4 and RFC 5861: serving stale responses
 
     @Test func staleWhileRevalidateAnswersAtOnceWithinItsWindowOnly() async throws {

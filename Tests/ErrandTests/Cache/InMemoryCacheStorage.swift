@@ -25,6 +25,16 @@ final class InMemoryCacheStorage: CacheStorage, @unchecked Sendable {  // `lock`
         lock.withLock { entries = folder.isEmpty ? [:] : entries.filter { !$0.key.hasPrefix(folder + "/") } }
     }
 
+    /// Every entry held, for tests that look inside them.
+    var allEntries: [CachedEntry] {
+        lock.withLock { Array(entries.values) }
+    }
+
+    /// The keys of the entries held.
+    var allKeys: [String] {
+        lock.withLock { Array(entries.keys) }
+    }
+
     /// Whether the cache suites run on this storage rather than the disk.
     static let isSelected = ProcessInfo.processInfo.environment["ERRAND_CACHE_STORAGE"] == "memory"
 }

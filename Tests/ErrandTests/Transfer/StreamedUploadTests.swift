@@ -116,6 +116,27 @@ struct StreamedUploadTests {
         #expect(sent.header("Content-Length") == nil)
     }
 
+    /// A chunk may be a slice of a larger buffer, whose indices do not start at zero.
+    @Test(arguments: TransportKind.allCases)
+    func chunksThatAreSlicesArriveAsTheSlicesAre(_ kind: TransportKind) async throws {
+        let fixture = try TransferFixture()
+        defer { fixture.removeDirectory() }
+        let producer = Producer()
+        let buffer = Self.chunks.reduce(Data(), +)
+        var slices: [Data] = []
+        var offset = buffer.startIndex
+        for chunk in Self.chunks {
+            slices.append(buffer[offset..<offset + chunk.count])
+            offset += chunk.count
+        }
+        #expect(slices.contains { $0.startIndex > 0 })
+        producer.send(slices)
+        let response = try await Self.agent(fixture, transport: kind.make()).response(
+            StreamedUpload(uploadBody: .stream(producer.chunks, length: nil)))
+        #expect(response.object["bytes"] as? Int == Self.total)
+        #expect(response.object["checksum"] as? String == Self.checksum.hexDigits)
+    }
+
     @Test(arguments: TransportKind.allCases)
     func aBodyOfKnownLengthDeclaresItAndArrivesByteExact(_ kind: TransportKind) async throws {
         let fixture = try TransferFixture()

@@ -1,0 +1,34 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The header fields a request goes out with, as the cache compares them with a stored
+/// response's `Vary` (RFC 9111 §4.1): the fields it was built and adapted with, and those the
+/// agent's session adds below the pipeline — its additional fields and the cookies its storage
+/// holds for the URL, as both transports add them.
+package struct SentFields: Sendable {
+    private let additional: [String: String]
+    private let cookies: CurlCookies
+
+    /// The fields a session of `configuration` adds, read once, as a transport reads them.
+    package init(configuration: URLSessionConfiguration) {
+        var additional: [String: String] = [:]
+        for (name, value) in configuration.httpAdditionalHeaders ?? [:] {
+            additional[String(describing: name)] = String(describing: value)
+        }
+        self.additional = additional
+        cookies = CurlCookies(configuration: configuration)
+    }
+
+    /// `request`'s fields with the session's added where it names none of its own.
+    package func headers(of request: TransportRequest) -> [String: String] {
+        var headers = request.headers
+        for (name, value) in additional where headers.headerField(name) == nil {
+            headers[name] = value
+        }
+        if let cookie = cookies.header(for: request) { headers["Cookie"] = cookie }
+        return headers
+    }
+}
