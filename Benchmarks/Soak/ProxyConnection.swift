@@ -291,13 +291,13 @@ final class ProxyConnection {
         isServerClosed = true
     }
 
-    /// The first request line, for the plan it names and the socket's label.
+    /// The first request line: the socket's label, and the plan it names where directives are read.
     private func sniffRequest(_ bytes: Data) {
-        guard readsDirectives, sniffedRequest.count < 8192, !sniffedRequest.contains(10) else { return }
+        guard sniffedRequest.count < 8192, !sniffedRequest.contains(10) else { return }
         sniffedRequest += bytes.prefix(8192 - sniffedRequest.count)
         guard let end = sniffedRequest.firstIndex(of: 10) else { return }
         let line = String(decoding: sniffedRequest[..<end], as: UTF8.self)
-        if let named = FaultPlan(requestLine: line) {
+        if readsDirectives, let named = FaultPlan(requestLine: line) {
             plan = named
             mix = nil
             windowEnd = Int.max

@@ -56,7 +56,8 @@ final class RequestMix: Sendable {
         let outcome = await started(SoakRequests.Get(worker: worker, index: index))
         check("get", outcome) { response in
             let args = (response.jsonObject as? [String: Any])?["args"] as? [String: Any]
-            return args?["i"] as? String == String(index) && args?["w"] as? String == String(worker)
+            let isRight = args?["i"] as? String == String(index) && args?["w"] as? String == String(worker)
+            return isRight ? nil : "the echo of another request: \(response.string?.prefix(120) ?? "")"
         }
     }
 
@@ -65,8 +66,10 @@ final class RequestMix: Sendable {
         let outcome = await started(request)
         check("post", outcome) { response in
             let json = (response.jsonObject as? [String: Any])?["json"] as? [String: Any]
-            return json?["i"] as? Int == index && json?["w"] as? Int == worker
+            let isRight =
+                json?["i"] as? Int == index && json?["w"] as? Int == worker
                 && (json?["pad"] as? String)?.utf8.count == 64 + index % 2048
+            return isRight ? nil : "not the echo of its body: \(response.string?.prefix(120) ?? "")"
         }
     }
 
@@ -78,12 +81,16 @@ final class RequestMix: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        check("http-cached", outcome) { $0.string == SoakResource.body(SoakResource.httpCached(index)) }
+        check("http-cached", outcome) {
+            Self.difference(Data(($0.string ?? "").utf8), Data(SoakResource.body(SoakResource.httpCached(index)).utf8))
+        }
     }
 
     private func appCached(_ index: Int) async {
         let outcome = await started(SoakRequests.AppCached(index: index))
-        check("app-cached", outcome) { $0.string == SoakResource.body(SoakResource.appCached(index)) }
+        check("app-cached", outcome) {
+            Self.difference(Data(($0.string ?? "").utf8), Data(SoakResource.body(SoakResource.appCached(index)).utf8))
+        }
     }
 
     private func bytes(_ size: Int) async {
@@ -93,7 +100,7 @@ final class RequestMix: Sendable {
         } catch {
             outcome = .failure(error)
         }
-        check("bytes", outcome) { $0.data == SoakRequests.expected[size] }
+        check("bytes", outcome) { Self.difference($0.data, SoakRequests.expected[size] ?? Data()) }
     }
 
     /// A download to a file of the worker's own, resumed up to ``downloadAttempts`` times, or
@@ -109,13 +116,18 @@ final class RequestMix: Sendable {
                 outcome = .failure(error)
             }
             guard case .success(let response) = outcome else {
-                check("download", outcome) { _ in true }
+                check("download", outcome) { _ in nil }
                 if stop.isSet { return }
                 continue
             }
             let file = response.fileURL
-            let bytes = file.flatMap { try? Data(contentsOf: $0) }
-            check("download", outcome) { _ in bytes == SoakRequests.expected[size] }
+            let bytes = file.flatMap { try? Data(contentsOf: $0) } ?? Data()
+            check("download", outcome) { response in
+                Self.difference(bytes, SoakRequests.expected[size] ?? Data()).map {
+                    "/download/\(size), attempt \(attempt): the file \($0)"
+                        + " (last answer \(response.statusCode) \(response.value(forHeader: "Content-Range") ?? ""))"
+                }
+            }
             if attempt > 1 { tally.count("http.download.resumed") }
             file.map { try? FileManager.default.removeItem(at: $0) }
             return
@@ -138,7 +150,9 @@ final class RequestMix: Sendable {
                 failure: { [tally] task in
                     if case .statusCode(let status) = task.error {
                         // Which connection's bytes the server could not read: the request and its answer.
-                        let answer = task.responseString.map { String($0.prefix(120)) } ?? ""
+                        let answer =
+                            task.responseString.map { String($0.prefix(120)) }?
+                            .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
                         tally.breach(
                             "every answer is the server's, unchanged",
                             "\(task.sentRequest?.url.absoluteString ?? request.url) was answered \(status): \(answer)")
@@ -148,16 +162,17 @@ final class RequestMix: Sendable {
         }
     }
 
-    /// Counts `outcome` under `kind`; a response that fails `isRight`, and an error that only a
-    /// wrong answer explains, are breaches.
-    private func check(_ kind: String, _ outcome: Result<Response, ErrandError>, isRight: (Response) -> Bool) {
+    /// Counts `outcome` under `kind`; a response `problem` finds wrong (it says how; `nil` when
+    /// right), and an error that only a wrong answer explains, are breaches.
+    private func check(
+        _ kind: String, _ outcome: Result<Response, ErrandError>, problem: (Response) -> String?
+    ) {
         switch outcome {
         case .success(let response):
-            guard isRight(response) else {
+            if let problem = problem(response) {
                 tally.count("http.\(kind).wrong")
                 return tally.breach(
-                    "every answer is the server's, unchanged",
-                    "\(kind): a \(response.statusCode) answer with the wrong body")
+                    "every answer is the server's, unchanged", "\(kind): a \(response.statusCode) answer: \(problem)")
             }
             tally.count("http.\(kind).ok")
             if response.isDataFromCache { tally.count("http.\(kind).from-cache") }
@@ -176,6 +191,15 @@ final class RequestMix: Sendable {
                 break
             }
         }
+    }
+
+    /// How `bytes` differ from `expected`: their lengths and the first byte that differs; `nil` when equal.
+    static func difference(_ bytes: Data, _ expected: Data) -> String? {
+        guard bytes != expected else { return nil }
+        let first =
+            zip(bytes, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            ?? min(bytes.count, expected.count)
+        return "has \(bytes.count) bytes where the server sent \(expected.count); the first to differ is byte \(first)"
     }
 
     /// A short, stable name for a failure, to count failures by.

@@ -28,7 +28,7 @@ struct SoakStatus {
                 nextSample += Self.sampleInterval(seconds)
             }
             streams.checkStarvation()
-            ledger.checkOverdue(after: 120)
+            ledger.checkOverdue(after: 180)
             if now >= nextStatus {
                 line(samples.last)
                 nextStatus += Self.statusInterval
