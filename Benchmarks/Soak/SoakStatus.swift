@@ -54,7 +54,7 @@ struct SoakStatus {
                 + "  | sockets \(sockets.openCount) open, \(tally.counter("ws.echoed")) echoes, drops "
                 + "\(tally.counter("ws.drops.planned")) planned \(tally.counter("ws.drops.unplanned")) unplanned"
                 + "  | streams \(streams.liveCount) live, \(tally.counter("sse.events")) events"
-                + "  | breaches \(tally.breachCount)")
+                + "  | tasks \(ledger.runningCount) running  | breaches \(tally.breachCount)")
         fflush(nil)
     }
 }

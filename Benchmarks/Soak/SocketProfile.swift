@@ -18,21 +18,21 @@ struct SocketProfile: Sendable {
     let kind: Kind
     let compressed: Bool
 
-    /// The soak's `count` sockets: about a third idle, half chatty, the rest quiet or bulk; every
-    /// other one of each kind compressed.
+    /// The soak's `count` sockets, kinds interleaved so that a small fleet has each: of every 25,
+    /// 8 idle, 12 chatty, 2 quiet, 3 bulk; every other one of each kind compressed, and every bulk one.
     static func fleet(count: Int) -> [SocketProfile] {
-        (0..<count).map { id in
-            let slot = id % 25
-            let kind: Kind =
-                switch slot {
-                case 0..<8: .idle
-                case 8..<20: .chatty
-                case 20..<22: .quiet
-                default: .bulk
-                }
-            return SocketProfile(id: id, kind: kind, compressed: kind == .bulk || id % 2 == 0)
+        var seen: [Kind: Int] = [:]
+        return (0..<count).map { id in
+            let kind = pattern[id % pattern.count]
+            seen[kind, default: 0] += 1
+            return SocketProfile(id: id, kind: kind, compressed: kind == .bulk || seen[kind, default: 0] % 2 == 1)
         }
     }
+
+    private static let pattern: [Kind] = [
+        .idle, .chatty, .bulk, .idle, .chatty, .quiet, .idle, .chatty, .chatty, .bulk, .chatty, .idle, .chatty,
+        .quiet, .idle, .chatty, .bulk, .idle, .chatty, .chatty, .idle, .chatty, .chatty, .idle, .chatty,
+    ]
 
     var options: WebSocketOptions {
         var options = WebSocketOptions()
