@@ -1,27 +1,30 @@
 /// What to run, from the command line.
 struct Plan: Sendable {
     static let usage = """
-        usage: ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
+        usage: ErrandBenchmarks [--only NAME]... [--iterations N] [--list] [soak flags]
 
           --only NAME       run only the benchmark NAME, or the group NAME (such as
                             `loopback`, `stream` or `overhead.async`); repeat to run several.
                             `connection` needs a server: ERRAND_BENCH_H2_URL and
-                            ERRAND_BENCH_H2_CA, as Benchmarks/h2-server.sh prints them
+                            ERRAND_BENCH_H2_CA, as Benchmarks/h2-server.sh prints them.
+                            `soak` runs only when named: half an hour by default
           --iterations N    measure N operations per benchmark instead of its default
           --list            print the benchmark names and exit
-        """
+
+        """ + SoakOptions.usage
 
     /// Every benchmark name, in the order they run.
     static let allNames =
         OverheadBenchmarks.names + MonitorBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names
         + RevalidationBenchmarks.names + ComposeBenchmarks.names
         + HandOffBenchmarks.names + LoopbackBenchmarks.names + ConnectionBenchmarks.names
-        + TransferBenchmarks.names + StreamBenchmarks.names + WebSocketBenchmarks.names
+        + TransferBenchmarks.names + StreamBenchmarks.names + WebSocketBenchmarks.names + [SoakBenchmark.name]
 
     var only: [String] = []
     var iterations: Int?
     var listOnly = false
     var helpOnly = false
+    var soak = SoakOptions()
 
     init(arguments: [String]) throws(BenchmarkError) {
         var remaining = arguments[...]
@@ -43,13 +46,17 @@ struct Plan: Sendable {
             case "--help", "-h":
                 helpOnly = true
             default:
-                throw BenchmarkError(description: "unknown argument \(argument)")
+                guard try soak.parse(argument, &remaining) else {
+                    throw BenchmarkError(description: "unknown argument \(argument)")
+                }
             }
         }
     }
 
     func includes(_ name: String) -> Bool {
-        only.isEmpty || only.contains { Self.name(name, isSelectedBy: $0) }
+        // The soak takes half an hour: it runs only when named.
+        guard name != SoakBenchmark.name else { return only.contains(name) }
+        return only.isEmpty || only.contains { Self.name(name, isSelectedBy: $0) }
     }
 
     /// Operations to measure, and to run unmeasured first so caches, connections and thread

@@ -4,6 +4,7 @@
 // streamed responses' latency, parsing rate and memory. Numbers, not pass/fail; see BENCHMARKS.md.
 //
 //     swift run -c release ErrandBenchmarks [--only NAME]... [--iterations N] [--list]
+//     swift run -c release ErrandBenchmarks --only soak [--minutes 30] [--transport urlsession]
 
 import Foundation
 
@@ -19,6 +20,13 @@ if childArguments.first == ServerProcess.serveArgument {
 }
 if childArguments.count == 2, childArguments[0] == FreshProcess.argument {
     await FreshProcess.measureAndExit(childArguments[1])
+}
+// The soak runs in a child, and its servers in a grandchild.
+if childArguments.first == SoakBenchmark.childArgument {
+    await SoakRun.runAndExit(Array(childArguments.dropFirst()))
+}
+if childArguments.count == 3, childArguments[0] == SoakServer.argument {
+    SoakServer.serve(seed: UInt64(childArguments[1]) ?? 1, faults: childArguments[2] == "faults")
 }
 
 let plan: Plan
@@ -42,6 +50,9 @@ if plan.listOnly {
 print(
     "Errand benchmarks: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(ProcessInfo.processInfo.operatingSystemVersionString)"
 )
+if plan.only.allSatisfy({ $0 == SoakBenchmark.name }) && plan.includes(SoakBenchmark.name) {
+    exit(SoakBenchmark.supervise(plan.soak))
+}
 
 // Progress goes to standard error so that standard output is only the report.
 let progress: (String) -> Void = { FileHandle.standardError.write(Data("  running \($0)\n".utf8)) }
@@ -149,4 +160,8 @@ if let peak = PeakMemory.residentHighWaterMark() {
     print("  peak resident memory (VmHWM): \(String(format: "%.1f", Double(peak) / 1024)) MiB")
 } else {
     print("  peak resident memory: not available here (no /proc/self/status)")
+}
+if plan.includes(SoakBenchmark.name) {
+    print()
+    exit(SoakBenchmark.supervise(plan.soak))
 }

@@ -17,6 +17,9 @@ struct WebSocketPeer {
         var closeCode: UInt16?
         var closeReason = ""
         var dropsAfterFirstMessage = false
+        /// Bytes put before each echoed message: the connection's label, for a client to check
+        /// which connection a message went out on.
+        var echoTag: [UInt8] = []
         var answersPings = true
         /// Answers each ping it does not answer with an empty pong, which answers no ping with a
         /// payload, then a text message `stray pong`.
@@ -94,7 +97,7 @@ struct WebSocketPeer {
         }
         while let message = nextMessage() {
             if script.dropsAfterFirstMessage { return }
-            guard send(opcode: message.opcode, message.payload) else { return }
+            guard send(opcode: message.opcode, script.echoTag + message.payload) else { return }
         }
     }
 

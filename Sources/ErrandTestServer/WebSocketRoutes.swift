@@ -16,6 +16,8 @@ import Foundation
 ///     when the client made it wait; compressed when deflate was agreed, which the handshake then
 ///     agrees with `server_no_context_takeover`;
 ///   - `ticks=N&tick_ms=M`: sends N text messages of 64 bytes, M ms apart (default 100), then echoes;
+///   - `tag=LABEL`: echoes each message with `LABEL|` before it, so that a client holding many
+///     sockets can tell which connection the server read a message from;
 ///   - `status=CODE`: answers the handshake with CODE and a small text body instead of 101;
 ///   - `auth=1`: answers 401, as `/auth/protected` does, unless the handshake carries a valid
 ///     `Authorization: Bearer` access token;
@@ -114,6 +116,7 @@ enum WebSocketRoutes {
             closeCode: (context.queryInteger("close", in: 0...65535) ?? nil).map { UInt16($0) },
             closeReason: context.query("reason") ?? "",
             dropsAfterFirstMessage: context.query("drop") == "1",
+            echoTag: context.query("tag").map { Array(($0 + "|").utf8) } ?? [],
             answersPings: context.query("pongs") != "0", sendsStrayPongs: context.query("stray_pongs") == "1",
             compresses: compresses,
             sendsMaskedFrame: context.query("masked") == "1",

@@ -95,4 +95,17 @@ struct TestServerWebSocketTests {
         #expect(frames.first?.payload == Data("message 1".utf8))
         #expect(frames.last?.payload == Data([0x0F, 0xA1]) + Data("bye".utf8))
     }
+
+    @Test func aTaggedEchoNamesTheConnectionItWasReadOn() async throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let (connection, _, rest) = try await Self.open(server, "?tag=s7g2")
+        try Self.send(
+            [
+                WebSocketFrame(opcode: .text, payload: Data("n=1".utf8)),
+                WebSocketFrame(opcode: .binary, payload: Data([1, 2])),
+            ], on: connection)
+        let frames = try await Self.frames(2, from: connection, after: rest)
+        #expect(frames.map(\.payload) == [Data("s7g2|n=1".utf8), Data("s7g2|".utf8) + Data([1, 2])])
+    }
 }
