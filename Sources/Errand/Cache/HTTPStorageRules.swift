@@ -24,7 +24,8 @@ package enum HTTPStorageRules {
     }
 
     /// The fields that choose among a URL's stored responses, as a `Vary` value: those the
-    /// response's `Vary` names, and `Authorization` when the request carried one and the
+    /// response's `Vary` names, and `Authorization` — and the fields the request marked as
+    /// credentials (``SentFields/markedCredentials``) — when the request carried one and the
     /// response does not say a shared cache may reuse it (`public` or `s-maxage`, and not
     /// `private`: RFC 9111 §3.5). One agent serves every account of an app, so Errand is a private
     /// cache for each credential rather than for the device: a response to one credential
@@ -33,8 +34,11 @@ package enum HTTPStorageRules {
         -> String?
     {
         let shareable = (response.contains("public") || response.contains("s-maxage")) && !response.contains("private")
-        guard requestHeaders.headerField("Authorization") != nil, !shareable else { return vary }
-        return vary.map { "\($0), Authorization" } ?? "Authorization"
+        let credentials = ["Authorization", SentFields.markedCredentials].filter {
+            requestHeaders.headerField($0) != nil
+        }
+        guard !credentials.isEmpty, !shareable else { return vary }
+        return ([vary].compactMap { $0 } + credentials).joined(separator: ", ")
     }
 
     /// The request's values of the fields a response's `Vary` names, normalized, by lower-case
@@ -80,7 +84,9 @@ package enum HTTPStorageRules {
     private static let storedMethods: Set<String> = ["GET"]
 
     /// The fields whose values are credentials, by lower-case name.
-    private static let credentialFields: Set<String> = ["authorization", "cookie", "proxy-authorization"]
+    private static let credentialFields: Set<String> = [
+        "authorization", "cookie", "proxy-authorization", SentFields.markedCredentials,
+    ]
 
     /// The statuses whose caching rules this cache implements, for `must-understand`: those it
     /// may give a heuristic lifetime, and the redirects it stores by their explicit one.

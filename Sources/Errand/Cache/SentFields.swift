@@ -22,13 +22,26 @@ package struct SentFields: Sendable {
         cookies = CurlCookies(configuration: configuration)
     }
 
-    /// `request`'s fields with the session's added where it names none of its own.
+    /// The name under which ``headers(of:)`` gives the fields a request marks as credentials
+    /// beside the standard ones (what an `Authenticator` applied: `X-API-Key`): no field can be
+    /// named so, as `:` is no token character, so it stands for them all.
+    package static let markedCredentials = ":credentials"
+
+    /// `request`'s fields with the session's added where it names none of its own, and the fields
+    /// it marks as credentials as one more (``markedCredentials``), so that a response to one
+    /// credential answers it alone, whatever the field that carries it.
     package func headers(of request: TransportRequest) -> [String: String] {
+        // As the request goes out: a field whose name marks a secret is a credential too.
+        let request = request.markingSecretHeaders()
         var headers = request.headers
         for (name, value) in additional where headers.headerField(name) == nil {
             headers[name] = value
         }
         if let cookie = cookies.header(for: request) { headers["Cookie"] = cookie }
+        let marked = request.credentialHeaders.compactMap { name in
+            request.headers.headerField(name).map { "\(name.lowercased())=\($0)" }
+        }
+        if !marked.isEmpty { headers[Self.markedCredentials] = marked.sorted().joined(separator: "\n") }
         return headers
     }
 }

@@ -97,6 +97,47 @@ struct HTTPCacheAsSentTests {
         #expect(sent().count == 3)
     }
 
+    /// Applies an API key in a field of its own, as many APIs want it.
+    struct KeyAuthenticator: Authenticator {
+        func apply(_ credential: Token, to request: inout TransportRequest) {
+            request.headers["X-Client-Key"] = credential.access
+        }
+
+        func refresh(_ credential: Token) async throws(ErrandError) -> Token { credential }
+    }
+
+    @Test func aResponseToAKeyAnAuthenticatorAppliedAnswersThatKeyAlone() async throws {
+        defer { cleanUp() }
+        serve(["Cache-Control": "max-age=600"])
+        let store = try AccountStore<Token>(directory: accounts)
+        try store.save(Token(access: "ann-key", refresh: "ra"), for: "ann")
+        try store.save(Token(access: "bob-key", refresh: "rb"), for: "bob")
+        let agent = fixture.makeAgent { config in
+            config.addInterceptor(AuthenticationInterceptor(authenticator: KeyAuthenticator(), store: store))
+        }
+        _ = try await agent.response(Me())
+        #expect(try await agent.response(Me()).isDataFromCache, "Ann's own response answers Ann")
+        store.current = "bob"
+        #expect(try await !agent.response(Me()).isDataFromCache, "Bob is never served what Ann's key fetched")
+        #expect(sent().last?.header("X-Client-Key") == "bob-key")
+        // A field of the request's own whose name marks a secret binds it the same way.
+        let anonymous = NetworkAgent(config: fixture.makeConfig())
+        var own = Me()
+        own.headers = ["X-Session-Id": "s1"]
+        _ = try await anonymous.response(own)
+        #expect(try await anonymous.response(own).isDataFromCache)
+        own.headers = ["X-Session-Id": "s2"]
+        #expect(try await !anonymous.response(own).isDataFromCache)
+        // No key of either reaches a file.
+        let files =
+            FileManager.default.enumerator(at: fixture.directory, includingPropertiesForKeys: nil)?
+            .allObjects as? [URL] ?? []
+        for file in files {
+            let bytes = (try? Data(contentsOf: file)) ?? Data()
+            #expect(bytes.range(of: Data("ann-key".utf8)) == nil && bytes.range(of: Data("bob-key".utf8)) == nil)
+        }
+    }
+
     @Test(arguments: ["public, max-age=600", "max-age=600, s-maxage=600"])
     func aResponseThatMayBeSharedAnswersEveryCredential(cacheControl: String) async throws {
         defer { cleanUp() }
