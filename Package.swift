@@ -22,9 +22,11 @@ let package = Package(
         .target(name: "ErrandTestServer", dependencies: ["Errand"]),
         // Scenarios shared by the loopback suite and the httpbin interop suite.
         .target(name: "ErrandScenarios", dependencies: ["Errand"], path: "Tests/ErrandScenarios"),
-        // Fixtures/ holds files the tests read by path: HTTP Archives other tools wrote.
+        // Fixtures/ holds files the tests read by path: HTTP Archives other tools wrote; and
+        // Documentation/Recordings/ the recording the article on testing replays.
         .testTarget(
-            name: "ErrandTests", dependencies: ["Errand", "ErrandTestServer", "ErrandScenarios"], exclude: ["Fixtures"]),
+            name: "ErrandTests", dependencies: ["Errand", "ErrandTestServer", "ErrandScenarios"],
+            exclude: ["Fixtures", "Documentation/Recordings"]),
         // SSEServer/ and ConnectionServer/ hold the Python servers .ci/run starts for the interop suite,
         // HARCheck/ the HTTP Archive checker it runs: not Swift.
         .testTarget(

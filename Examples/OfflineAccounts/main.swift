@@ -82,10 +82,9 @@ enum OfflineAccounts {
         let agent = NetworkAgent.shared
         print("Accounts in \(store.fileURL.path), cache under \(config.cacheDirectory.path).\n")
 
-        try store.save(Token(access: "ann-token"), for: "ann")
+        try store.signIn(Token(access: "ann-token"), for: "ann")
         try await show("ann signs in and opens her feed", agent: agent)
-        try store.save(Token(access: "bob-token"), for: "bob")
-        store.current = "bob"
+        try store.signIn(Token(access: "bob-token"), for: "bob")
         try await show("bob signs in on the same device", agent: agent)
         store.current = "ann"
         let annsCached = try await FeedApi().response()

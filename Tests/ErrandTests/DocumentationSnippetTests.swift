@@ -393,59 +393,6 @@ extension DocumentationSnippetTests {
     }
 }
 
-extension DocumentationSnippetTests {
-    // From "Testing your API layer": N concurrent 401s cause exactly one refresh.
-    struct Token: AuthenticationCredential {
-        let access: String
-        var requiresRefresh: Bool { false }  // refreshed only after a 401
-    }
-
-    actor RefreshCounter {
-        private(set) var count = 0
-        func increment() { count += 1 }
-    }
-
-    struct CountingAuthenticator: Authenticator {
-        let refreshes: RefreshCounter
-        func apply(_ token: Token, to request: inout TransportRequest) {
-            request.headers["Authorization"] = "Bearer \(token.access)"
-        }
-        func refresh(_ token: Token) async throws(ErrandError) -> Token {
-            await refreshes.increment()
-            return Token(access: "fresh")
-        }
-    }
-
-    struct ItemApi: BaseRequest {
-        let id: Int
-        var url: String { "/items/\(id)" }  // a URL of its own: identical GETs share one call
-    }
-
-    @Test func concurrent401sCauseOneRefresh() async throws {
-        let refreshes = RefreshCounter()
-        let config = NetworkConfig()
-        config.baseUrl = "https://api.example.com"
-        config.addInterceptor(
-            AuthenticationInterceptor(
-                authenticator: CountingAuthenticator(refreshes: refreshes), credential: Token(access: "expired")))
-        // Answers take 50 ms, so every request is in flight before the first 401 arrives.
-        let agent = NetworkAgent(
-            config: config,
-            transport: StubTransport(latency: 0.05) { request in
-                request.value(forHeader: "Authorization") == "Bearer fresh"
-                    ? Response(statusCode: 200, data: Data("{}".utf8))
-                    : Response(statusCode: 401)
-            })
-        agent.maxConcurrentRequests = 20
-
-        let tasks = (0..<20).map { agent.start(ItemApi(id: $0)) }
-        for task in tasks {
-            #expect(try await task.value.statusCode == 200)
-        }
-        #expect(await refreshes.count == 1)
-    }
-}
-
 /// From "Concurrency": requests run together with their error type kept.
 @MainActor
 final class TogetherModel {

@@ -8,9 +8,10 @@ import Foundation
 /// let store = try AccountStore<Token>()
 /// NetworkConfig.shared.addInterceptor(AuthenticationInterceptor(authenticator: TokenAuthenticator(), store: store))
 /// NetworkConfig.shared.addCacheDirPathFilter(AccountCacheDirPathFilter(store: store))
-/// try store.save(token, for: "ann")   // after a log-in; the first account becomes current
-/// store.current = "bob"                // requests started from now on are Bob's
-/// await store.signOut("ann")           // her credential, cached responses and requests go
+/// try store.signIn(annsToken, for: "ann")  // after a log-in: requests from now on are Ann's
+/// try store.signIn(bobsToken, for: "bob")  // a second user signs in: from now on, Bob's
+/// store.current = "ann"                    // switching back needs no credential
+/// await store.signOut("ann")               // her credential, cached responses and requests go
 /// ```
 ///
 /// The file, `<directory>/<name>.accounts.json`, is replaced whole on every change, atomically
@@ -88,23 +89,42 @@ public final class AccountStore<Credential: AuthenticationCredential & Codable>:
         contents.withLock { contents in contents.accounts.first { $0.id == id }?.credential }
     }
 
-    /// Saves `credential` as `id`'s, adding the account when it is new; it becomes current when
-    /// no account is.
+    /// Signs `id` in: saves `credential` as its, adding the account when it is new, and makes
+    /// it ``current`` — in one change to the file. Requests started from now on carry
+    /// `credential`; those already started keep their account's. Call it after each log-in.
+    ///
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when the file cannot be written; the store then
+    ///   holds the credential and the current account in memory, as ``save(_:for:)`` does.
+    public func signIn(_ credential: Credential, for id: String) throws(ErrandError) {
+        try change { contents in
+            Self.store(credential, for: id, in: &contents)
+            contents.current = id
+        }
+    }
+
+    /// Saves `credential` as `id`'s, adding the account when it is new; it becomes current only
+    /// when no account is, so saving a second user's credential does not switch to them — for
+    /// that, ``signIn(_:for:)``.
     ///
     /// - Throws: ``ErrandError/fileSystem(_:)`` when the file cannot be written. The store then
     ///   still holds the credential, in memory — a refreshed token must not be lost — and the
     ///   file keeps its last content until a later write succeeds.
     public func save(_ credential: Credential, for id: String) throws(ErrandError) {
         try change { contents in
-            if let index = contents.accounts.firstIndex(where: { $0.id == id }) {
-                contents.accounts[index].credential = credential
-            } else {
-                contents.accounts.append((id, credential))
-            }
-            contents.revisions[id] = contents.nextRevision
-            contents.nextRevision += 1
+            Self.store(credential, for: id, in: &contents)
             if contents.current == nil { contents.current = id }
         }
+    }
+
+    /// Puts `credential` in `contents` as `id`'s, a new revision of it.
+    private static func store(_ credential: Credential, for id: String, in contents: inout Contents) {
+        if let index = contents.accounts.firstIndex(where: { $0.id == id }) {
+            contents.accounts[index].credential = credential
+        } else {
+            contents.accounts.append((id, credential))
+        }
+        contents.revisions[id] = contents.nextRevision
+        contents.nextRevision += 1
     }
 
     /// Signs `id` out: removes its credential, cancels its requests in flight on `agent`, and

@@ -87,7 +87,8 @@ extension Redaction {
     }
 
     /// `text` — an error's description, a message — with every URL in it masked as ``url(_:)``
-    /// masks one: an ``ErrandError`` names the URL that failed, query and all.
+    /// masks one: an ``ErrandError`` may quote URLs, such as the hops of a refused redirect, with
+    /// query items other than ``credentials`` masks.
     public func text(_ text: String) -> String {
         var masked: [String] = []
         return maskingURLs(in: text, masked: &masked)

@@ -254,7 +254,9 @@ public final class NetworkConfig: Sendable {
     }
 
     /// Whether every finished request logs one line (method, URL, status, duration, bytes) to
-    /// standard error, with credentials redacted. Default `false`.
+    /// standard error, with credentials redacted. The line is written before the request's
+    /// callback runs or its `await` returns, so a tool that exits right after its last request
+    /// still logs it. Default `false`.
     public var debugLogEnabled: Bool {
         get { state[\.debugLogEnabled] }
         set { state[\.debugLogEnabled] = newValue }

@@ -4,6 +4,9 @@ struct DebugLogMonitor: EventMonitor {
     /// Where lines go: standard error by default.
     var write: @Sendable (String) -> Void = DebugLog.write
 
+    /// A tool that exits as its last request returns still logs that request.
+    var finishesBeforeCaller: Bool { true }
+
     func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
         write(DebugLog.line(for: task))
     }

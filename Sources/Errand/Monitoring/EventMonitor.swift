@@ -15,6 +15,9 @@
 /// Network, retried, coalesced, cache-served, streamed, batched and chained requests are all
 /// reported. A monitor that falls more than 10,000 events behind misses the events past that;
 /// ``NetworkConfig/droppedMonitorEventCount`` counts them. Every method has an empty default.
+///
+/// A log whose last line must be out before a command-line tool exits returns `true` from
+/// ``finishesBeforeCaller``: the caller then hears of each request only after that line.
 public protocol EventMonitor: Sendable {
     /// The task started: from the agent's queue, the network or the cache.
     func requestDidStart(_ task: RequestTask)
@@ -28,6 +31,17 @@ public protocol EventMonitor: Sendable {
     func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>)
     /// The task was answered from the cache, followed by ``request(_:didFinish:)``.
     func request(_ task: RequestTask, didServeFromCache response: Response)
+    /// Whether a task's caller — its callback, its `await`, its delegate — hears of the outcome
+    /// only once this monitor's ``request(_:didFinish:)`` has returned. Default `false`: the
+    /// monitor never holds a request up.
+    ///
+    /// `true` is for a log: a tool that exits as soon as its last request returns still has that
+    /// request's line written, as with Errand's own ``NetworkConfig/debugLogEnabled``. The
+    /// monitor's `didFinish` is then called without the batching delay, and every task waits for
+    /// it, on the monitor's queue, never on a thread of the caller's: keep it short, and never
+    /// let it wait for a request's caller. A monitor that has fallen 10,000 events behind is
+    /// not waited for.
+    var finishesBeforeCaller: Bool { get }
 }
 
 extension EventMonitor {
@@ -43,4 +57,6 @@ extension EventMonitor {
     public func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {}
     /// Does nothing.
     public func request(_ task: RequestTask, didServeFromCache response: Response) {}
+    /// `false`: the caller does not wait for the monitor.
+    public var finishesBeforeCaller: Bool { false }
 }

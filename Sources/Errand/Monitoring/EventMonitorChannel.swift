@@ -28,6 +28,8 @@ final class EventMonitorChannel: Sendable {
     }
 
     let monitor: any EventMonitor
+    /// Whether callers wait for the monitor's `didFinish` (``EventMonitor/finishesBeforeCaller``), read once.
+    let finishesBeforeCaller: Bool
     /// The monitor, when it drains its channels; `nil` for most, which pay nothing for it.
     let drainable: (any DrainableMonitor)?
     private let queue = DispatchQueue(label: "Errand.EventMonitor", qos: .utility)
@@ -63,19 +65,23 @@ final class EventMonitorChannel: Sendable {
         self.backlogLimit = backlogLimit
         self.gatheringDelay = gatheringDelay
         self.dropped = dropped
+        finishesBeforeCaller = monitor.finishesBeforeCaller
         drainable = monitor as? any DrainableMonitor
         queue.setSpecific(key: Self.onQueue, value: ObjectIdentifier(self))
         drainable?.attach(self)
     }
 
-    /// Queues `event` for the monitor, or counts it as dropped when the monitor is too far behind.
+    /// Queues `event` for the monitor, or counts it as dropped when the monitor is too far behind;
+    /// `false` when it was dropped. A `prompt` event starts a drain without the gathering delay:
+    /// a caller waits for it.
     ///
     /// It also releases the events delivered since the last post, here rather than on the
     /// monitor's queue: they hold what the posting threads allocated (the events, often the last
     /// reference to a finished task), and memory freed on another thread than the one that
     /// allocated it contends for that thread's malloc arena — measured, it cost the request
     /// more than all the rest of reporting.
-    func post(_ event: @escaping Event) {
+    @discardableResult
+    func post(_ event: @escaping Event, prompt: Bool = false) -> Bool {
         var released: [Event] = []
         let startsDrain = backlog.withLock { backlog -> Bool? in
             // A few at a time: the poster may be a caller's main thread.
@@ -92,9 +98,11 @@ final class EventMonitorChannel: Sendable {
         }
         switch startsDrain {
         case nil: dropped.withLock { $0 += 1 }
+        case true? where prompt: queue.async { [self] in drain() }
         case true?: queue.asyncAfter(deadline: .now() + gatheringDelay) { [self] in drain() }
         case false?: break
         }
+        return startsDrain != nil
     }
 
     /// On the queue: delivers the backlog, batch by batch, until it is empty.

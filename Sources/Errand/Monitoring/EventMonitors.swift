@@ -41,8 +41,19 @@ struct EventMonitors: Sendable {
         post { $0.request(task, didFailAttempt: error, willRetry: willRetry) }
     }
 
-    func request(_ task: RequestTask, didFinish result: Result<Response, ErrandError>) {
-        post(finishing: true, { $0.didFinishEvent(task, result) }, else: { $0.request(task, didFinish: result) })
+    /// Posts `didFinish`, then runs `deliver`, which tells the task's caller: at once, or once
+    /// every monitor that ``EventMonitor/finishesBeforeCaller`` has heard it, on a queue of
+    /// Dispatch's. No thread waits meanwhile.
+    func request(
+        _ task: RequestTask, didFinish result: Result<Response, ErrandError>,
+        then deliver: @escaping @Sendable () -> Void
+    ) {
+        let awaited = channels.contains(where: \.finishesBeforeCaller) ? DispatchGroup() : nil
+        post(
+            finishing: true, { $0.didFinishEvent(task, result) }, else: { $0.request(task, didFinish: result) },
+            awaitedIn: awaited)
+        guard let awaited else { return deliver() }
+        awaited.notify(queue: .global(), execute: deliver)
     }
 
     func request(_ task: RequestTask, didServeFromCache response: Response) {
@@ -68,9 +79,11 @@ struct EventMonitors: Sendable {
     /// `nil`), unless the task's `didFinish` was posted; `finishing` marks this as that one. The
     /// events are made first — a drainable one may read a file — and posted under the lock,
     /// which a channel's post, only queueing, holds briefly.
+    /// A channel whose monitor ``EventMonitor/finishesBeforeCaller`` is entered in `awaited`,
+    /// when given, until its event was delivered or dropped.
     private func post(
         finishing: Bool = false, _ drainableEvent: (any DrainableMonitor) -> EventMonitorChannel.Event,
-        else event: EventMonitorChannel.Event?
+        else event: EventMonitorChannel.Event?, awaitedIn awaited: DispatchGroup? = nil
     ) {
         guard let hasFinished else { return }
         let events = channels.compactMap { channel in
@@ -79,7 +92,19 @@ struct EventMonitors: Sendable {
         hasFinished.withLock { hasFinished in
             guard !hasFinished else { return }
             hasFinished = finishing
-            for (channel, event) in events { channel.post(event) }
+            for (channel, event) in events {
+                guard let awaited, channel.finishesBeforeCaller else {
+                    channel.post(event)
+                    continue
+                }
+                awaited.enter()
+                let posted = channel.post(
+                    { monitor in
+                        event(monitor)
+                        awaited.leave()
+                    }, prompt: true)
+                if !posted { awaited.leave() }
+            }
         }
     }
 }

@@ -379,8 +379,9 @@ final class RequestPipeline: Sendable {
         // the file free. Every call ends the task, so releasing them early frees nothing live.
         scheduler.finish(task)
         guard task.finish(response: response, error: error) else { return }
-        if !task.monitors.isEmpty { task.monitors.request(task, didFinish: task.outcome) }
-        guard config.debugLogEnabled else { return task.deliver(on: config.callbackQueue) }
-        task.deliver(on: config.callbackQueue, watch: mainQueueWatch)
+        let watch = config.debugLogEnabled ? mainQueueWatch : nil
+        guard !task.monitors.isEmpty else { return task.deliver(on: config.callbackQueue, watch: watch) }
+        let callbackQueue = config.callbackQueue
+        task.monitors.request(task, didFinish: task.outcome) { task.deliver(on: callbackQueue, watch: watch) }
     }
 }

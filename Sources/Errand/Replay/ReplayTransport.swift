@@ -83,7 +83,7 @@ public final class ReplayTransport: Transport {
     {
         switch lookUp(request) {
         case .answered(let outcome):
-            TransportEvent.answer(outcome, to: events)
+            TransportEvent.answer(outcome.mapError { $0.naming(request.url) }, to: events)
             return AnsweredTask()
         case .missed(let request):
             switch miss {

@@ -12,7 +12,12 @@ public enum ErrandError: Error, Sendable, Equatable {
     /// The arguments could not be encoded, or the body could not be read as the response
     /// serializer type requires; the payload says which and why.
     case serialization(String)
-    /// The connection failed; the `URLError` says how (`.cannotConnectToHost`, `.networkConnectionLost`, …).
+    /// The connection failed; the `URLError` says how (`.cannotConnectToHost`, `.networkConnectionLost`, …)
+    /// and, as its `failingURL`, to which URL. Its description reads the same under every
+    /// transport: `The network connection was lost (URLError -1005: Recv failure: Connection
+    /// reset by peer) for https://api.example.com/feed?token=<redacted>` — what happened, the
+    /// code and the transport's own account, and the URL with its credentials masked
+    /// (``Redaction/credentials``).
     case transport(URLError)
     /// No data arrived within the request's `timeoutInterval`.
     case timedOut
@@ -95,6 +100,15 @@ public enum ErrandError: Error, Sendable, Equatable {
         return false
     }
 
+    /// This error, or a transport error that names no URL given `url` as its `failingURL`: a
+    /// transport names the URL a request failed for, whichever of its paths made the error.
+    func naming(_ url: URL) -> ErrandError {
+        guard case .transport(let error) = self, TransportFailureText.failingURL(of: error) == nil else { return self }
+        var userInfo = error.userInfo
+        userInfo[NSURLErrorFailingURLErrorKey] = url
+        return .transport(URLError(error.code, userInfo: userInfo))
+    }
+
     /// Maps a transport's `URLError` to the case a caller switches on.
     init(_ error: URLError) {
         switch error.code {
@@ -118,8 +132,7 @@ extension ErrandError: CustomStringConvertible {
         case .serialization(let reason):
             "Serialization failed: \(reason)"
         case .transport(let error):
-            "Transport error \(error.code.rawValue) (\(error.localizedDescription))"
-                + (error.failingURL.map { " for \($0.absoluteString)" } ?? "")
+            TransportFailureText.describe(error)
         case .timedOut:
             "The request timed out"
         case .cancelled:

@@ -164,7 +164,8 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         } else if let unauthorized = route.declinedChallenge {
             finalEvents += (route.sentHead ? [] : [Self.head(of: unauthorized)]) + [.completed(nil)]
         } else {
-            finalEvents.append(.completed(error.map(Self.errandError)))
+            let url = task.currentRequest?.url ?? task.originalRequest?.url
+            finalEvents.append(.completed(error.map { Self.errandError($0, requestURL: url) }))
         }
         // What follows a completion — parsing, validation, cache stores, interceptors — must not
         // hold up the one delegate queue every other request of the session waits on.
@@ -230,13 +231,16 @@ final class SessionEventRouter: NSObject, URLSessionDataDelegate, Sendable {
         return .responseHead(statusCode: response.statusCode, headers: headers)
     }
 
-    private static func errandError(_ error: any Error) -> ErrandError {
+    /// The error a session task of `requestURL` failed with, as Errand reports it: its code
+    /// corrected, and the URL named, which FoundationNetworking leaves out of some errors.
+    private static func errandError(_ error: any Error, requestURL: URL?) -> ErrandError {
         let nsError = error as NSError
         let code =
             (error as? URLError)?.code
             ?? (nsError.domain == NSURLErrorDomain ? URLError.Code(rawValue: nsError.code) ?? .unknown : .unknown)
-        let url = nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL
+        let url = nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL ?? requestURL
         let corrected = TransportErrorCode.corrected(code, url: url, message: nsError.localizedDescription)
-        return ErrandError(URLError(corrected, userInfo: nsError.userInfo))
+        let made = ErrandError(URLError(corrected, userInfo: nsError.userInfo))
+        return url.map(made.naming) ?? made
     }
 }

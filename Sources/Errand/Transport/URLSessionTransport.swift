@@ -140,7 +140,7 @@ public final class URLSessionTransport: Transport {
         #endif
         if let refusal = connectionRefusal ?? SessionConnectionOptions.refusal(of: request.url) {
             request.bodyStream?.discard()
-            control.async { events(.completed(refusal)) }
+            control.async { events(.completed(refusal.naming(request.url))) }
             return SessionTask(control: control, router: router)
         }
         #if canImport(FoundationNetworking)

@@ -75,6 +75,25 @@ struct AccountAuthenticationTests {
         #expect(transport.sent.map(authorization) == ["Bearer ann-1", "Bearer ann-1", "Bearer bob-1"])
     }
 
+    /// The newcomer's sign-in: Ann signs in, then Bob on the same device; what goes out next is
+    /// Bob's, and the file says he is current.
+    @Test func signingInMakesTheAccountCurrentAndItsRequestsCarryItsCredential() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let agent = agent()
+        try store.signIn(Token(access: "cat-1", refresh: "rc"), for: "cat")
+        #expect(store.current == "cat")
+        let request = Task { try await agent.response(Feed()) }
+        try #require(await transport.sent(count: 1))[0].respond()
+        _ = try await request.value
+        #expect(transport.sent.map(authorization) == ["Bearer cat-1"])
+
+        try store.signIn(Token(access: "ann-2", refresh: "ra"), for: "ann")
+        #expect(store.current == "ann", "signing in again to a known account makes it current too")
+        #expect(store.credential(for: "ann") == Token(access: "ann-2", refresh: "ra"))
+        #expect(store.accounts == ["ann", "bob", "cat"], "an account keeps its place")
+        #expect(try AccountStore<Token>(directory: directory).current == "ann", "in one write to the file")
+    }
+
     @Test func aRefreshedCredentialIsSavedToItsAccountAndOutlivesTheProcess() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let agent = agent()

@@ -16,9 +16,11 @@ final class RecordingMonitor: EventMonitor {
     /// later `start` that reached the backlog must not wait for a second release.
     private let gate: DispatchSemaphore?
     private let hasWaited = Locked(false)
+    let finishesBeforeCaller: Bool
 
-    init(blocked: Bool = false) {
+    init(blocked: Bool = false, finishesBeforeCaller: Bool = false) {
         gate = blocked ? DispatchSemaphore(value: 0) : nil
+        self.finishesBeforeCaller = finishesBeforeCaller
     }
 
     var events: [String] { lines[\.self] }
@@ -154,6 +156,39 @@ struct EventMonitorTests {
         slow.release()
         try await slow.waitForFinish()
         #expect(slow.events == ["start", "send GET /get", "head 200", "finish 200"])
+    }
+
+    /// A log's last line must be out before a tool exits: a monitor that asks for it has heard
+    /// of the end before the `await` returns and before the callback runs.
+    @Test func aMonitorThatFinishesBeforeTheCallerHasHeardOfTheEndByThen() async throws {
+        defer { fixture.server.stop() }
+        let log = RecordingMonitor(finishesBeforeCaller: true)
+        fixture.config.addEventMonitor(log)
+        let agent = fixture.makeAgent()
+        _ = try await agent.response(Get(url: "/get"))
+        #expect(log.events == ["start", "send GET /get", "head 200", "finish 200"])
+        let seenByCallback = await withCheckedContinuation { continuation in
+            agent.start(
+                Get(url: "/status/404"), success: { _ in continuation.resume(returning: log.events.last) },
+                failure: { _ in continuation.resume(returning: log.events.last) })
+        }
+        #expect(seenByCallback == "finish \(ErrandError.statusCode(404))")
+    }
+
+    /// Waiting for a monitor stops where dropping its events starts: one that fell 10,000
+    /// events behind (here 2) holds no request up, even one the caller would wait for.
+    @Test func aMonitorThatFinishesBeforeTheCallerButFellBehindHoldsNothingUp() async throws {
+        defer { fixture.server.stop() }
+        let config = NetworkConfig()
+        config.callbackQueue = DispatchQueue(label: "errand.monitor-tests")
+        let stuck = RecordingMonitor(blocked: true, finishesBeforeCaller: true)
+        defer { stuck.release() }
+        config.addEventMonitor(stuck, backlogLimit: 2)
+        let agent = NetworkAgent(config: config, transport: StubTransport { _ in Response(statusCode: 200) })
+        for path in ["/a", "/b", "/c"] {
+            #expect(try await agent.response(Get(url: "https://api.example.com" + path)).statusCode == 200)
+        }
+        #expect(config.droppedMonitorEventCount >= 8)
     }
 
     @Test func eventsAMonitorCannotKeepUpWithAreDroppedAndCounted() async throws {

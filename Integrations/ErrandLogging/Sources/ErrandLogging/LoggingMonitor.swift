@@ -11,6 +11,9 @@ import Logging
 /// logged; the URL's user information is always masked, and the query items `redaction` names,
 /// in the URL and in the URLs an error quotes.
 ///
+/// A request's end is logged before its caller hears of it (``finishesBeforeCaller``), so a
+/// command-line tool that exits as soon as its last request returns still logs that request.
+///
 /// ```swift
 /// NetworkConfig.shared.addEventMonitor(LoggingMonitor(logger: Logger(label: "api")))
 /// ```
@@ -26,6 +29,10 @@ public final class LoggingMonitor: EventMonitor, @unchecked Sendable {  // `lock
         self.logger = logger
         self.redaction = redaction
     }
+
+    /// `true`: a request's end is logged before its callback runs or its `await` returns, on the
+    /// monitor's queue; the caller waits the log handler's time for it.
+    public var finishesBeforeCaller: Bool { true }
 
     public func requestDidStart(_ task: RequestTask) {
         lock.withLock { startTimes[ObjectIdentifier(task)] = .now }

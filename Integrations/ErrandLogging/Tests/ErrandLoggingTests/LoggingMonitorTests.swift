@@ -71,6 +71,16 @@ struct LoggingMonitorTests {
         #expect(!lines.contains { "\($0)".contains("s3cret") })
     }
 
+    /// A command-line tool exits as soon as its last request returns: that request's end must be
+    /// logged by then, not a moment later on the monitor's queue.
+    @Test func aRequestsEndIsLoggedBeforeItsCallerHearsOfIt() async throws {
+        let agent = makeAgent()
+        _ = try await agent.response(Request(url: "/items"))
+        #expect(records.all.map(\.message) == ["request started", "request finished"])
+        _ = try? await agent.response(Request(url: "/broken"))
+        #expect(records.all.last?.message == "request failed")
+    }
+
     @Test func aCachedAnswerSaysSo() async throws {
         let agent = makeAgent()
         let request = Request(url: "/items", cacheTimeInSeconds: 60)
@@ -97,6 +107,9 @@ final class LogRecords: @unchecked Sendable {  // `lock` guards `lines` and `wai
     private let lock = NSLock()
     private var lines: [LogRecord] = []
     private var waiters: [(count: Int, continuation: CheckedContinuation<[LogRecord], Never>)] = []
+
+    /// Every line logged so far, without waiting for more.
+    var all: [LogRecord] { lock.withLock { lines } }
 
     func append(_ record: LogRecord) {
         let ready = lock.withLock { () -> [(CheckedContinuation<[LogRecord], Never>, [LogRecord])] in

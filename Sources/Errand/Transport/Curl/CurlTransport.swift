@@ -190,7 +190,10 @@ public final class CurlTransport: DirectDeliveryTransport {
         guard let driver else {
             let reason = "libcurl could not be loaded"
             task.mailbox.close(
-                with: .transport(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: reason])))
+                with: .transport(
+                    URLError(
+                        .unsupportedURL,
+                        userInfo: [NSURLErrorFailingURLErrorKey: request.url, NSLocalizedDescriptionKey: reason])))
             return nil
         }
         // libcurl speaks many protocols; an HTTP client must not open `file:` or `ftp:` URLs.
@@ -202,7 +205,7 @@ public final class CurlTransport: DirectDeliveryTransport {
             return nil
         }
         if let failure = settings.failure {
-            task.mailbox.close(with: failure)
+            task.mailbox.close(with: failure.naming(request.url))
             return nil
         }
         if let refusal = serverTrust.refusal(of: request.url, canCheckPins: true) {
