@@ -37,6 +37,11 @@ struct WebSocketsSnippets {
 
     static func options(agent: NetworkAgent) async throws {
         // snippet: WebSockets.md
+        for try await message in try await ChatApi(room: "general").webSocket() {
+            print(message)
+        }
+        // end snippet
+        // snippet: WebSockets.md
         var options = WebSocketOptions()
         options.subprotocols = ["chat.v2"]        // offered in Sec-WebSocket-Protocol
         options.maximumMessageSize = 1 << 20      // 1 MiB; 16 MiB by default
