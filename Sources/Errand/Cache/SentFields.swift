@@ -41,6 +41,15 @@ package struct SentFields: Sendable {
         let marked = request.credentialHeaders.compactMap { name in
             request.headers.headerField(name).map { "\(name.lowercased())=\($0)" }
         }
+        // A response may name the field itself in its `Vary`, and a variant keeps the values it
+        // varies on: as for `Authorization`, the hash of the credential, never the credential.
+        // (The standard credential fields are hashed by name; the session's added ones, by theirs.)
+        for name in headers.keys
+        where (request.isCredentialHeader(name) || Redactor.isSensitive(name))
+            && !TransportRequest.standardCredentialHeaders.contains(name.lowercased())
+        {
+            headers[name] = headers[name].map { HTTPStorageRules.normalized($0, field: Self.markedCredentials) }
+        }
         if !marked.isEmpty { headers[Self.markedCredentials] = marked.sorted().joined(separator: "\n") }
         return headers
     }

@@ -15,8 +15,14 @@ enum TransportFailureText {
     static func describe(_ error: URLError) -> String {
         let words = words(for: error.code)
         let account = account(of: error, besides: words).map { ": \($0)" } ?? ""
-        let target = failingURL(of: error).map { " for \(Redaction.credentials.url($0))" } ?? ""
+        let target = failingURL(of: error).map { " for \(masked($0))" } ?? ""
         return "\(words) (URLError \(error.code.rawValue)\(account))\(target)"
+    }
+
+    /// `url` with what ``Redaction/credentials`` masks and what the debug log masks in a
+    /// request's URL (query items whose names mark a secret: `X-Amz-Signature`) replaced.
+    private static func masked(_ url: URL) -> String {
+        Redaction.credentials.url(string: Redactor.url(url))
     }
 
     /// The URL the error names: Foundation's key for it, or its older key holding it as text.

@@ -15,10 +15,14 @@ enum Redactor {
         return sensitiveNameParts.contains { lowered.contains($0) }
     }
 
-    /// The URL with the password and sensitive query values replaced; for display only.
+    /// The URL with its user information and sensitive query values replaced; for display only.
+    /// The user goes too: a token is often the user alone (`https://<token>@host/`).
     static func url(_ url: URL) -> String {
         var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        if components?.password != nil { components?.password = "redacted" }
+        if components?.user != nil || components?.password != nil {
+            components?.user = "redacted"
+            components?.password = nil
+        }
         let text = components?.string ?? url.absoluteString
         guard let queryStart = text.firstIndex(of: "?") else { return text }
         let queryEnd = text[queryStart...].firstIndex(of: "#") ?? text.endIndex

@@ -198,6 +198,31 @@ struct HTTPCacheAsSentTests {
         }
     }
 
+    /// A response that names the credential field in its `Vary` keeps the value as a hash too:
+    /// the key an `Authenticator` applied, and a field of the request's own whose name marks a secret.
+    @Test func aCredentialFieldAResponseVariesOnNeverReachesAFile() async throws {
+        defer { cleanUp() }
+        serve(["Cache-Control": "max-age=600", "Vary": "X-Client-Key, X-Session-Id"])
+        let store = try AccountStore<Token>(directory: accounts)
+        try store.save(Token(access: "ann-client-key", refresh: "ra"), for: "ann")
+        let agent = fixture.makeAgent { config in
+            config.addInterceptor(AuthenticationInterceptor(authenticator: KeyAuthenticator(), store: store))
+        }
+        let own = Me(headers: ["X-Session-Id": "ann-session-id"])
+        _ = try await agent.response(own)
+        #expect(try await agent.response(own).isDataFromCache, "the variant answers the same key")
+        await agent.waitForCacheWrites()
+        #expect(fixture.storage != nil || fixture.entryFiles().count >= 2, "the entries are on disk")
+        let files =
+            FileManager.default.enumerator(at: fixture.directory, includingPropertiesForKeys: nil)?
+            .allObjects as? [URL] ?? []
+        let stored = files.compactMap { try? Data(contentsOf: $0) } + (fixture.storage?.allEntries.map(\.details) ?? [])
+        for bytes in stored {
+            #expect(bytes.range(of: Data("ann-client-key".utf8)) == nil, "the applied key is on disk")
+            #expect(bytes.range(of: Data("ann-session-id".utf8)) == nil, "the session id is on disk")
+        }
+    }
+
     @Test func theRequestsOwnAuthorizationSelectsTheVariant() async throws {
         defer { cleanUp() }
         serve(["Cache-Control": "max-age=600", "Vary": "Authorization"])

@@ -98,6 +98,27 @@ struct TransportErrorDescriptionTests {
         Self.expectOneForm(task.error, words: words, code: code, url: "https://api.example.com/items?token=<redacted>")
     }
 
+    /// The URL an error names is masked as the debug log masks the request's: a token as the
+    /// URL's user, a presigned URL's signature and session token (`X-Amz-Signature`,
+    /// `X-Amz-Security-Token`) — neither in the description nor in the log line that quotes it.
+    @Test(arguments: transports)
+    func theURLAnErrorNamesHoldsNoSecret(kind: TransportKind) async throws {
+        let server = try TestServer()
+        let port = server.port
+        server.stop()  // Nothing listens on its port any more.
+        let agent = NetworkAgent.testing(kind.make())
+        let url =
+            "http://ghp_s3cret@127.0.0.1:\(port)/object?X-Amz-Credential=AKIAs3cret"
+            + "&X-Amz-Security-Token=s3cret-session&X-Amz-Signature=s3cret-signature&part=1"
+        let task = await agent.finishedTask(Get(url: url))
+        let text = task.error?.description ?? "no error"
+        #expect(text.hasPrefix("Could not connect to the server"), "\(text)")
+        #expect(text.contains("127.0.0.1:\(port)/object?"), "\(text)")
+        #expect(!text.contains("s3cret"), "\(text)")
+        let line = DebugLog.line(for: task)
+        #expect(!line.contains("s3cret"), "\(line)")
+    }
+
     /// What a stub throws arrives as thrown, so a test can compare it whole.
     @Test func aStubsErrorArrivesAsThrown() async {
         let thrown = ErrandError.transport(URLError(.notConnectedToInternet))
