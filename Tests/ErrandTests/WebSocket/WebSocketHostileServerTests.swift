@@ -269,7 +269,10 @@ struct WebSocketHostileServerTests {
         }
     }
 
-    @Test func aRefusalsChunkedBodyIsKeptDecodedOnTheTask() async throws {
+    /// Also when the transport's buffer is smaller than the body: its pieces then come faster
+    /// than they are taken, yet the body is small enough to be kept whole.
+    @Test(arguments: [1 << 20, 1])
+    func aRefusalsChunkedBodyIsKeptDecodedOnTheTask(bufferLimit: Int) async throws {
         defer { fixture.server.stop() }
         final class Kept: EventMonitor {
             let body = Locked<String?>(nil)
@@ -279,7 +282,7 @@ struct WebSocketHostileServerTests {
         }
         let kept = Kept()
         fixture.config.addEventMonitor(kept)
-        let agent = fixture.makeAgent(transport: CurlTransport())
+        let agent = fixture.makeAgent(transport: CurlTransport(bufferLimit: bufferLimit))
         await #expect(throws: ErrandError.statusCode(403)) { try await agent.webSocket(Fault(kind: "refused-chunked")) }
         try await eventually { kept.body.withLock { $0 } != nil }
         #expect(kept.body.withLock { $0 } == "forbidden here\n")
