@@ -241,6 +241,30 @@ struct WebSocketHostileServerTests {
         #expect(ended != nil, "the socket's task waited for its close frame after the cancel")
     }
 
+    @Test(arguments: Kind.allCases)
+    func cancellingASocketThatIsClosingDropsItsConnectionAtOnce(kind: Kind) async throws {
+        defer { fixture.server.stop() }
+        var options = WebSocketOptions()
+        options.compression = false
+        options.pingInterval = nil
+        options.closeTimeout = 600
+        let socket = try await realTimeAgent(kind).webSocket(Fault(kind: "stall?hold_s=600"), options: options)
+        let sender = Task { await Self.sendUntilItFails(socket, within: 60) }
+        try await eventually(within: 30) { socket.queuedBytes > WebSocketSession.sendBufferLimit }
+        // The close frame waits behind what the peer never reads; close() waits for its answer.
+        let closing = Task { await socket.close() }
+        try await eventually { socket.phase == .closing }
+        socket.task.cancel()
+        let ended = await outcome(within: 10) { await Self.end(of: socket) }
+        #expect(ended != nil, "the socket's task waited for the close timeout after the cancel")
+        let closed = await outcome(within: 10) { () async -> Bool in
+            await closing.value
+            return true
+        }
+        #expect(closed != nil, "close() waited for the close timeout after the cancel")
+        _ = await sender.value
+    }
+
     // MARK: 4. A refused handshake on a kept-alive connection
 
     @Test(arguments: Kind.allCases)
