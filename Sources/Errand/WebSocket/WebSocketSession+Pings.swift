@@ -83,6 +83,7 @@ extension WebSocketSession {
 
     private func keepAliveFired() {
         let isOpen = state.withLock { state -> Bool in
+            // One that comes due while the reading is paused is scheduled anew once it flows.
             state.cancelKeepAlive = nil
             guard state.phase == .open, !state.isReadingPaused else { return false }
             scheduleKeepAlive(&state)
@@ -94,7 +95,10 @@ extension WebSocketSession {
 
     /// The consumer fell behind (`true`) or caught up: the transfer pauses or resumes, and while
     /// it is paused no ping times out and no keep-alive goes out; once it flows again each ping
-    /// waiting has its whole ``WebSocketOptions/pingTimeout`` anew.
+    /// waiting has its whole ``WebSocketOptions/pingTimeout`` anew, and a keep-alive that came
+    /// due meanwhile its whole interval. The keep-alive's timer is not made anew at each pause: a
+    /// consumer just keeping up pauses as often as half the message limit arrives, and each timer
+    /// lives its whole interval.
     func readingPaused(_ pause: Bool) {
         let stopped = state.withLock { state -> [@Sendable () -> Void] in
             guard state.isReadingPaused != pause, state.phase != .closed else { return [] }
@@ -103,12 +107,11 @@ extension WebSocketSession {
                 for index in state.pings.indices {
                     state.pings[index].cancelTimeout = scheduleTimeout(ofPing: state.pings[index].id)
                 }
-                scheduleKeepAlive(&state)
+                if state.cancelKeepAlive == nil { scheduleKeepAlive(&state) }
                 return []
             }
-            let stopped = state.pings.compactMap(\.cancelTimeout) + [state.cancelKeepAlive].compactMap { $0 }
+            let stopped = state.pings.compactMap(\.cancelTimeout)
             for index in state.pings.indices { state.pings[index].cancelTimeout = nil }
-            state.cancelKeepAlive = nil
             return stopped
         }
         stopped.forEach { $0() }

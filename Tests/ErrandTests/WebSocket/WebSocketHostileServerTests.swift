@@ -384,6 +384,28 @@ struct WebSocketHostileServerTests {
         await socket.close()
     }
 
+    /// A consumer just keeping up pauses and resumes the reading as often as half the message
+    /// limit arrives; a keep-alive scheduled anew at each resume lives its whole interval, cancelled
+    /// or not (Dispatch keeps a cancelled `asyncAfter` until its deadline).
+    @Test func pausingAndResumingTheReadingSchedulesNoKeepAliveEachTime() throws {
+        let scheduled = Locked(0)
+        let timer = RetryTimer { _, _ in
+            scheduled.withLock { $0 += 1 }
+            return {}
+        }
+        let peer = StubWebSocketPeer(request: TransportRequest(url: try #require(URL(string: "ws://stub"))), events: { _ in })
+        var options = WebSocketOptions()
+        options.pingInterval = 3600
+        let session = WebSocketSession(
+            connection: StubSocketConnection(peer: peer), options: options, compression: nil, timer: timer,
+            flow: { _ in })
+        for _ in 0..<1000 {
+            session.readingPaused(true)
+            session.readingPaused(false)
+        }
+        #expect(scheduled.withLock { $0 } <= 2, "1,000 pauses scheduled \(scheduled.withLock { $0 }) timers of an hour")
+    }
+
     // MARK: 7. The obvious loop
 
     @Test func aSocketIteratedWithoutAVariableStaysOpenForTheLoop() async throws {
