@@ -51,6 +51,8 @@ final class WebSocketSession: Sendable {
         var cancelKeepAlive: (@Sendable () -> Void)?
         /// Whether the consumer holds the reading back: pongs cannot be read then either.
         var isReadingPaused = false
+        /// When the reading last flowed again: a ping's time to answer counts from then at the earliest.
+        var resumedAt: ContinuousClock.Instant?
     }
 
     /// Hears of each message sent (`true`) or received, in order: a HAR recording.

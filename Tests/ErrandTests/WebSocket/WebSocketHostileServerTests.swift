@@ -406,6 +406,32 @@ struct WebSocketHostileServerTests {
         #expect(scheduled.withLock { $0 } <= 2, "1,000 pauses scheduled \(scheduled.withLock { $0 }) timers of an hour")
     }
 
+    /// The same for a ping waiting for its pong: its timeout counts from the last resume, without
+    /// a timer made at each.
+    @Test func pausingAndResumingTheReadingSchedulesNoPingTimeoutEachTime() async throws {
+        let scheduled = Locked(0)
+        let timer = RetryTimer { _, _ in
+            scheduled.withLock { $0 += 1 }
+            return {}
+        }
+        let peer = StubWebSocketPeer(request: TransportRequest(url: try #require(URL(string: "ws://stub"))), events: { _ in })
+        var options = WebSocketOptions()
+        options.pingInterval = nil
+        let session = WebSocketSession(
+            connection: StubSocketConnection(peer: peer), options: options, compression: nil, timer: timer,
+            flow: { _ in })
+        // The stub's peer never answers: what the client wrote reaches no reader of its events.
+        let ping = Task { try? await session.ping(Data([1])) }
+        try await eventually { session.pendingPingCount == 1 }
+        for _ in 0..<1000 {
+            session.readingPaused(true)
+            session.readingPaused(false)
+        }
+        #expect(scheduled.withLock { $0 } <= 2, "1,000 pauses scheduled \(scheduled.withLock { $0 }) ping timeouts")
+        session.connectionEnded(nil)
+        _ = await ping.value
+    }
+
     // MARK: 7. The obvious loop
 
     @Test func aSocketIteratedWithoutAVariableStaysOpenForTheLoop() async throws {
