@@ -21,7 +21,8 @@ public struct ConnectionOptions: Sendable, Equatable {
     public var httpVersion: HTTPVersionPreference = .automatic
     /// The most connections open to one host at once; further requests wait for one. HTTP/2
     /// requests share one connection per host whatever this says. Under ``CurlTransport``, open
-    /// streams and WebSockets are counted besides, not against it. Values below 1 count as 1.
+    /// streams and WebSockets are counted besides, not against it. Values below 1 count as 1, and
+    /// under ``CurlTransport`` values above 2^20 as 2^20.
     /// Default `6`; left at 6, a transport uses its session configuration's
     /// `httpMaximumConnectionsPerHost` instead, so that setting keeps working.
     public var maximumConnectionsPerHost = 6

@@ -110,6 +110,8 @@ public final class WebSocket: AsyncSequence, Sendable {
     var queuedBytes: Int { session.queuedBytes }
     /// Pings sent whose pong has not come.
     var pendingPingCount: Int { session.pendingPingCount }
+    /// Where the socket is in its life.
+    var phase: WebSocketSession.Phase { session.phase }
 
     /// Reads messages; see the type's description. The iterator keeps the socket open while it
     /// lives: `for try await message in try await ChatApi().webSocket()` reads to the end.

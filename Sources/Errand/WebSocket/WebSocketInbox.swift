@@ -1,8 +1,8 @@
 import Foundation
 
 /// The messages a WebSocket received that its consumer has not taken: while they hold `limit`
-/// bytes or more the transfer is paused, so a consumer that falls behind stops the reading, and
-/// TCP then pushes back on the server.
+/// bytes or more, each message counted ``messageOverhead`` bytes larger, the transfer is paused,
+/// so a consumer that falls behind stops the reading, and TCP then pushes back on the server.
 final class WebSocketInbox: Sendable {
     private struct State {
         var messages: [WebSocketMessage] = []
@@ -115,10 +115,14 @@ final class WebSocketInbox: Sendable {
         return message
     }
 
+    /// What holding a message costs besides its bytes: a flood of empty messages, two bytes each
+    /// on the wire, must fill the inbox too.
+    static let messageOverhead = 64
+
     private static func size(of message: WebSocketMessage) -> Int {
         switch message {
-        case .text(let text): text.utf8.count
-        case .binary(let data): data.count
+        case .text(let text): text.utf8.count + messageOverhead
+        case .binary(let data): data.count + messageOverhead
         }
     }
 }

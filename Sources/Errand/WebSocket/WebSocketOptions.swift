@@ -17,8 +17,9 @@ public struct WebSocketOptions: Sendable, Equatable {
     public var compression = true
     /// The largest message received, in bytes after decompression; past it the socket is closed
     /// with 1009 and iteration throws ``ErrandError/responseTooLarge(_:)``. Also how many bytes of
-    /// messages wait for a consumer that fell behind before the reading pauses. Between 1 and
-    /// ``largestMessageSize``. Default 16 MiB.
+    /// messages wait for a consumer that fell behind before the reading pauses, each message
+    /// counting 64 bytes besides its own, so that a flood of empty ones pauses it too. Between 1
+    /// and ``largestMessageSize``. Default 16 MiB.
     public var maximumMessageSize: Int {
         get { messageSize }
         set { messageSize = min(max(newValue, 1), Self.largestMessageSize) }

@@ -49,8 +49,8 @@ extension WebSocketSession {
     /// Pings sent whose pong has not come.
     var pendingPingCount: Int { state.withLock { $0.pings.count } }
 
-    private func scheduleTimeout(ofPing id: UInt64) -> @Sendable () -> Void {
-        timer.schedule(options.pingTimeout) { [weak self] in self?.pingTimedOut(id) }
+    private func scheduleTimeout(ofPing id: UInt64, after seconds: TimeInterval? = nil) -> @Sendable () -> Void {
+        timer.schedule(seconds ?? options.pingTimeout) { [weak self] in self?.pingTimedOut(id) }
     }
 
     /// The pong whose payload is that of a ping waiting: the earliest such ping is answered.
@@ -66,9 +66,23 @@ extension WebSocketSession {
     }
 
     private func pingTimedOut(_ id: UInt64) {
-        // A timeout that fired as the reading paused waits for the reading to flow again.
-        let expired = state.withLock { state in
-            !state.isReadingPaused && state.pings.contains { $0.id == id }
+        let expired = state.withLock { state -> Bool in
+            guard let index = state.pings.firstIndex(where: { $0.id == id }) else { return false }
+            // A timeout that fired as the reading paused waits for the reading to flow again.
+            guard !state.isReadingPaused else {
+                state.pings[index].cancelTimeout = nil
+                return false
+            }
+            // One that fired sooner than a whole timeout after the reading flowed again waits the rest.
+            if let resumedAt = state.resumedAt {
+                let (seconds, attoseconds) = (ContinuousClock.now - resumedAt).components
+                let waited = Double(seconds) + Double(attoseconds) / 1e18
+                if waited < options.pingTimeout {
+                    state.pings[index].cancelTimeout = scheduleTimeout(ofPing: id, after: options.pingTimeout - waited)
+                    return false
+                }
+            }
+            return true
         }
         guard expired else { return }
         fail(code: .goingAway, reason: "no pong within \(options.pingTimeout) s", error: .timedOut)
@@ -83,6 +97,7 @@ extension WebSocketSession {
 
     private func keepAliveFired() {
         let isOpen = state.withLock { state -> Bool in
+            // One that comes due while the reading is paused is scheduled anew once it flows.
             state.cancelKeepAlive = nil
             guard state.phase == .open, !state.isReadingPaused else { return false }
             scheduleKeepAlive(&state)
@@ -94,24 +109,21 @@ extension WebSocketSession {
 
     /// The consumer fell behind (`true`) or caught up: the transfer pauses or resumes, and while
     /// it is paused no ping times out and no keep-alive goes out; once it flows again each ping
-    /// waiting has its whole ``WebSocketOptions/pingTimeout`` anew.
+    /// waiting has its whole ``WebSocketOptions/pingTimeout`` anew, and a keep-alive that came
+    /// due meanwhile its whole interval. No timer is made anew at each pause: a consumer just
+    /// keeping up pauses as often as half the message limit arrives, and each timer lives its
+    /// whole interval, cancelled or not; one that fires early waits the rest.
     func readingPaused(_ pause: Bool) {
-        let stopped = state.withLock { state -> [@Sendable () -> Void] in
-            guard state.isReadingPaused != pause, state.phase != .closed else { return [] }
+        state.withLock { state in
+            guard state.isReadingPaused != pause, state.phase != .closed else { return }
             state.isReadingPaused = pause
-            guard pause else {
-                for index in state.pings.indices {
-                    state.pings[index].cancelTimeout = scheduleTimeout(ofPing: state.pings[index].id)
-                }
-                scheduleKeepAlive(&state)
-                return []
+            guard !pause else { return }
+            state.resumedAt = .now
+            for index in state.pings.indices where state.pings[index].cancelTimeout == nil {
+                state.pings[index].cancelTimeout = scheduleTimeout(ofPing: state.pings[index].id)
             }
-            let stopped = state.pings.compactMap(\.cancelTimeout) + [state.cancelKeepAlive].compactMap { $0 }
-            for index in state.pings.indices { state.pings[index].cancelTimeout = nil }
-            state.cancelKeepAlive = nil
-            return stopped
+            if state.cancelKeepAlive == nil { scheduleKeepAlive(&state) }
         }
-        stopped.forEach { $0() }
         transportFlow(pause)
     }
 }

@@ -51,6 +51,8 @@ final class WebSocketSession: Sendable {
         var cancelKeepAlive: (@Sendable () -> Void)?
         /// Whether the consumer holds the reading back: pongs cannot be read then either.
         var isReadingPaused = false
+        /// When the reading last flowed again: a ping's time to answer counts from then at the earliest.
+        var resumedAt: ContinuousClock.Instant?
     }
 
     /// Hears of each message sent (`true`) or received, in order: a HAR recording.
@@ -230,17 +232,20 @@ final class WebSocketSession: Sendable {
     }
 
     /// Cancels the socket, as its task's `cancel()` does: an open socket closes with 1001 and a
-    /// `send` waiting for room throws ``ErrandError/cancelled`` at once; one that already ended
-    /// drops its connection at once.
+    /// `send` waiting for room throws ``ErrandError/cancelled`` at once; one that is closing or
+    /// already ended drops its connection at once, and a `close()` waiting returns.
     func cancel() {
         let (waiters, action) = state.withLock { state -> ([CheckedContinuation<ErrandError?, Never>], Bool?) in
             defer { state.sendWaiters = [] }
-            guard state.phase != .closed else { return (state.sendWaiters, nil) }
+            guard state.phase == .open else { return (state.sendWaiters, nil) }
             return (state.sendWaiters, startClosing(.goingAway, reason: "", &state))
         }
         for waiter in waiters { waiter.resume(returning: .cancelled) }
         switch action {
-        case nil: connection.cancel()
+        case nil:
+            // Closing: the peer's answer is not waited for (a no-op once ended).
+            end(error: nil, then: nil)
+            connection.cancel()
         case true?: flush()
         case false?: break
         }

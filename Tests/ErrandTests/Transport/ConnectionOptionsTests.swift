@@ -284,4 +284,12 @@ struct ConnectionOptionsTests {
         #expect(socket.urlErrorCode == .unsupportedURL)
         #expect(reason(socket).contains("Unix socket"))
     }
+
+    @Test(.enabled(if: CurlTransport.isAvailable), arguments: [Int.max, Int.max / 2, Int.min])
+    func anExtremeConnectionLimitStillSendsRequests(limit: Int) async throws {
+        let server = try #require(loopbackServer, "the loopback server did not start")
+        let transport = curl { $0.maximumConnectionsPerHost = limit }
+        let outcome = try await send(server.baseURL + "/get", through: transport)
+        #expect(outcome.statusCode == 200)
+    }
 }

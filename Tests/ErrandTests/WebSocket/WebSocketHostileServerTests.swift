@@ -241,6 +241,30 @@ struct WebSocketHostileServerTests {
         #expect(ended != nil, "the socket's task waited for its close frame after the cancel")
     }
 
+    @Test(arguments: Kind.allCases)
+    func cancellingASocketThatIsClosingDropsItsConnectionAtOnce(kind: Kind) async throws {
+        defer { fixture.server.stop() }
+        var options = WebSocketOptions()
+        options.compression = false
+        options.pingInterval = nil
+        options.closeTimeout = 600
+        let socket = try await realTimeAgent(kind).webSocket(Fault(kind: "stall?hold_s=600"), options: options)
+        let sender = Task { await Self.sendUntilItFails(socket, within: 60) }
+        try await eventually(within: 30) { socket.queuedBytes > WebSocketSession.sendBufferLimit }
+        // The close frame waits behind what the peer never reads; close() waits for its answer.
+        let closing = Task { await socket.close() }
+        try await eventually { socket.phase == .closing }
+        socket.task.cancel()
+        let ended = await outcome(within: 10) { await Self.end(of: socket) }
+        #expect(ended != nil, "the socket's task waited for the close timeout after the cancel")
+        let closed = await outcome(within: 10) { () async -> Bool in
+            await closing.value
+            return true
+        }
+        #expect(closed != nil, "close() waited for the close timeout after the cancel")
+        _ = await sender.value
+    }
+
     // MARK: 4. A refused handshake on a kept-alive connection
 
     @Test(arguments: Kind.allCases)
@@ -269,7 +293,10 @@ struct WebSocketHostileServerTests {
         }
     }
 
-    @Test func aRefusalsChunkedBodyIsKeptDecodedOnTheTask() async throws {
+    /// Also when the transport's buffer is smaller than the body: its pieces then come faster
+    /// than they are taken, yet the body is small enough to be kept whole.
+    @Test(arguments: [1 << 20, 1])
+    func aRefusalsChunkedBodyIsKeptDecodedOnTheTask(bufferLimit: Int) async throws {
         defer { fixture.server.stop() }
         final class Kept: EventMonitor {
             let body = Locked<String?>(nil)
@@ -279,7 +306,7 @@ struct WebSocketHostileServerTests {
         }
         let kept = Kept()
         fixture.config.addEventMonitor(kept)
-        let agent = fixture.makeAgent(transport: CurlTransport())
+        let agent = fixture.makeAgent(transport: CurlTransport(bufferLimit: bufferLimit))
         await #expect(throws: ErrandError.statusCode(403)) { try await agent.webSocket(Fault(kind: "refused-chunked")) }
         try await eventually { kept.body.withLock { $0 } != nil }
         #expect(kept.body.withLock { $0 } == "forbidden here\n")
@@ -355,6 +382,54 @@ struct WebSocketHostileServerTests {
         try await socket.send("still open")
         #expect(try await messages.next() == .text("still open"))
         await socket.close()
+    }
+
+    /// A consumer just keeping up pauses and resumes the reading as often as half the message
+    /// limit arrives; a keep-alive scheduled anew at each resume lives its whole interval, cancelled
+    /// or not (Dispatch keeps a cancelled `asyncAfter` until its deadline).
+    @Test func pausingAndResumingTheReadingSchedulesNoKeepAliveEachTime() throws {
+        let scheduled = Locked(0)
+        let timer = RetryTimer { _, _ in
+            scheduled.withLock { $0 += 1 }
+            return {}
+        }
+        let peer = StubWebSocketPeer(request: TransportRequest(url: try #require(URL(string: "ws://stub"))), events: { _ in })
+        var options = WebSocketOptions()
+        options.pingInterval = 3600
+        let session = WebSocketSession(
+            connection: StubSocketConnection(peer: peer), options: options, compression: nil, timer: timer,
+            flow: { _ in })
+        for _ in 0..<1000 {
+            session.readingPaused(true)
+            session.readingPaused(false)
+        }
+        #expect(scheduled.withLock { $0 } <= 2, "1,000 pauses scheduled \(scheduled.withLock { $0 }) timers of an hour")
+    }
+
+    /// The same for a ping waiting for its pong: its timeout counts from the last resume, without
+    /// a timer made at each.
+    @Test func pausingAndResumingTheReadingSchedulesNoPingTimeoutEachTime() async throws {
+        let scheduled = Locked(0)
+        let timer = RetryTimer { _, _ in
+            scheduled.withLock { $0 += 1 }
+            return {}
+        }
+        let peer = StubWebSocketPeer(request: TransportRequest(url: try #require(URL(string: "ws://stub"))), events: { _ in })
+        var options = WebSocketOptions()
+        options.pingInterval = nil
+        let session = WebSocketSession(
+            connection: StubSocketConnection(peer: peer), options: options, compression: nil, timer: timer,
+            flow: { _ in })
+        // The stub's peer never answers: what the client wrote reaches no reader of its events.
+        let ping = Task { try? await session.ping(Data([1])) }
+        try await eventually { session.pendingPingCount == 1 }
+        for _ in 0..<1000 {
+            session.readingPaused(true)
+            session.readingPaused(false)
+        }
+        #expect(scheduled.withLock { $0 } <= 2, "1,000 pauses scheduled \(scheduled.withLock { $0 }) ping timeouts")
+        session.connectionEnded(nil)
+        _ = await ping.value
     }
 
     // MARK: 7. The obvious loop

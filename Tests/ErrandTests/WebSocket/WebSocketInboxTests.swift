@@ -31,3 +31,14 @@ struct WebSocketInboxTests {
         #expect(freed.withLock { $0 } >= 990, "\(freed.withLock { $0 }) of 1000 messages taken were let go of")
     }
 }
+
+extension WebSocketInboxTests {
+    @Test func aFloodOfEmptyMessagesPausesTheReadingToo() {
+        let paused = Locked(false)
+        let inbox = WebSocketInbox(limit: 1 << 20) { pause in paused.withLock { $0 = pause } }
+        #expect(inbox.claim())
+        // 200 KB on the wire (2 bytes a frame), each message an element the inbox holds.
+        for _ in 0..<100_000 { inbox.put([.binary(Data())]) }
+        #expect(paused.withLock { $0 }, "100,000 empty messages waited and the reading never paused")
+    }
+}

@@ -35,7 +35,9 @@ struct CurlConnectionSettings: Sendable {
     init(connection: ConnectionOptions, sessionLimit: Int, libraryVersion: UInt32) {
         httpVersion = connection.httpVersion
         reusesCleartextHTTP2 = libraryVersion >= Self.firstVersionReusingCleartextHTTP2
-        maximumConnectionsPerHost = connection.connectionsPerHost(sessionLimit: sessionLimit)
+        // Bounded: the pool's limits are sums and products of it (``CurlPoolLimits``).
+        maximumConnectionsPerHost = min(
+            connection.connectionsPerHost(sessionLimit: sessionLimit), CurlPoolLimits.largestConnectionsPerHost)
         idleConnectionTimeout = connection.idleConnectionSeconds
         clientIdentity = connection.clientIdentity
         var bundle: Data?

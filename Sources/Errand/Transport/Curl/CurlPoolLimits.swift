@@ -14,6 +14,9 @@ struct CurlPoolLimits {
     /// The hosts whose full pools are kept however few are in use: a burst to a fifth host does
     /// not close the idle connections of four others.
     static let pooledHosts = 4
+    /// The most connections per host libcurl is allowed, whatever the options say: far more than
+    /// a process has descriptors, and small enough that no limit made of it overflows.
+    static let largestConnectionsPerHost = 1 << 20
 
     let connectionsPerHost: Int
     /// Transfers running, by `scheme://host:port`, and each transfer's key, by request id.

@@ -96,6 +96,8 @@ final class CurlSocket {
     private var writes: [Write] = []
     /// Bytes read that the mailbox declined: its consumer is behind.
     private var declined: Data?
+    /// A refusal's body ended with some of it declined: the socket ends once that is delivered.
+    private var endsAfterDeclined = false
     private var ending: Ending?
 
     init(_ opening: Opening, easy: UnsafeMutableRawPointer, resolveList: UnsafeMutableRawPointer?, isCleartext: Bool) {
@@ -252,6 +254,7 @@ final class CurlSocket {
             // Counted when first taken: only the delivery is left to do.
             declined = nil
             _ = deliver(bytes, batch: batch)
+            if declined == nil, endsAfterDeclined { return .ended(nil) }
         }
         var budget = Self.readBudget
         // Until CURLE_AGAIN: TLS may hold decrypted bytes that no poll would report.
@@ -319,6 +322,11 @@ final class CurlSocket {
             case .upgraded(let bytes), .body(let bytes):
                 _ = deliver(bytes, batch: batch)
             case .ended:
+                // What the consumer has not taken yet of the body goes first.
+                guard declined == nil else {
+                    endsAfterDeclined = true
+                    return nil
+                }
                 return .ended(nil)
             }
         }
@@ -340,6 +348,11 @@ final class CurlSocket {
     /// Hands `bytes` to the consumer, or keeps them until it catches up.
     private func deliver(_ bytes: Data, batch: CurlDrainBatch) -> State {
         guard !bytes.isEmpty else { return .alive }
+        // Behind what waits already, in order: a refusal's pieces come several to a read.
+        if declined != nil {
+            declined?.append(bytes)
+            return .alive
+        }
         if !mailbox.postBody(bytes, batch: batch) { declined = bytes }
         return .alive
     }
