@@ -90,7 +90,9 @@ public final class WebSocket: AsyncSequence, Sendable {
 
     /// Closes the socket with 1000: returns once the server answered, or after
     /// ``WebSocketOptions/closeTimeout`` (the connection is then dropped); iteration then ends
-    /// normally. Does nothing once the socket ended.
+    /// normally, after the messages received before. What arrives meanwhile is read even while
+    /// the consumer holds the reading back, and dropped past `maximumMessageSize` bytes waiting.
+    /// Does nothing once the socket ended.
     public func close() async {
         // 1000 may always be sent.
         try? await session.close(.normalClosure, reason: "")

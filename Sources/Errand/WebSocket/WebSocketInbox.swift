@@ -14,6 +14,8 @@ final class WebSocketInbox: Sendable {
         /// Whether the transfer was told to pause and not yet to resume.
         var isPaused = false
         var isClaimed = false
+        /// Whether the client closed: the reading never pauses again, and what does not fit goes.
+        var isClosing = false
     }
 
     private let state = Locked(State())
@@ -44,10 +46,13 @@ final class WebSocketInbox: Sendable {
             let consumer = state.consumer
             state.consumer = nil
             for message in messages.dropFirst(consumer == nil ? 0 : 1) {
+                if state.isClosing, state.bytes >= limit { continue }
                 state.messages.append(message)
                 state.bytes += Self.size(of: message)
             }
-            guard state.bytes >= limit, state.end == nil, !state.isPaused else { return (consumer, false) }
+            guard state.bytes >= limit, state.end == nil, !state.isPaused, !state.isClosing else {
+                return (consumer, false)
+            }
             state.isPaused = true
             return (consumer, true)
         }
@@ -56,6 +61,17 @@ final class WebSocketInbox: Sendable {
         flow(true)
         // The consumer may have caught up, and resumed, before this pause went out.
         if !state[\.isPaused] { flow(false) }
+    }
+
+    /// The client closed: the peer's answer may come behind more than a consumer that holds the
+    /// reading back would ever take, so the reading resumes and never pauses again, and what
+    /// arrives past `limit` bytes is dropped. The messages held stay the consumer's.
+    func closing() {
+        let resumes = state.withLock { state in
+            defer { (state.isClosing, state.isPaused) = (true, false) }
+            return state.isPaused
+        }
+        if resumes { flow(false) }
     }
 
     /// Ends the messages after those waiting: `nil` normally, else the error the consumer gets.

@@ -211,6 +211,7 @@ final class WebSocketSession: Sendable {
                 state.closeWaiters.append(continuation)
                 return (true, startClosing(code, reason: reason, &state))
             }
+            if outcome.waits { inbox.closing() }
             if outcome.flushes { flush() }
             if !outcome.waits { continuation.resume() }
         }
@@ -246,8 +247,9 @@ final class WebSocketSession: Sendable {
             // Closing: the peer's answer is not waited for (a no-op once ended).
             end(error: nil, then: nil)
             connection.cancel()
-        case true?: flush()
-        case false?: break
+        case let flushes?:
+            inbox.closing()
+            if flushes { flush() }
         }
     }
 

@@ -265,6 +265,33 @@ struct WebSocketHostileServerTests {
         _ = await sender.value
     }
 
+    /// A consumer that holds the reading back and then closes: the peer's answer comes behind
+    /// messages the consumer will never take, which the socket reads and drops from then on, so
+    /// `close()` returns with the answer rather than after `closeTimeout`.
+    @Test(arguments: Kind.allCases)
+    func closingASocketWhoseConsumerHoldsTheReadingBackEndsWithThePeersAnswer(kind: Kind) async throws {
+        defer { fixture.server.stop() }
+        var options = WebSocketOptions()
+        options.compression = false
+        options.maximumMessageSize = 1 << 20
+        options.closeTimeout = 600
+        let socket = try await realTimeAgent(kind).webSocket(Echo(query: "?flood=1024&size=65536"), options: options)
+        #expect(await fixture.server.webSocketFloodBlocked() != nil, "the reading was never held back")
+        let closed = await outcome(within: 30) { () async -> Bool in
+            await socket.close()
+            return true
+        }
+        #expect(closed != nil, "close() waited for the close timeout behind messages nobody takes")
+        #expect(await outcome(within: 30) { await self.fixture.server.webSocketCloseCodes(count: 1) } == [1000])
+        // What arrived before the close is still the consumer's.
+        var messages = socket.makeAsyncIterator()
+        guard case .binary(let first)? = try await messages.next() else {
+            Issue.record("the messages received before the close were lost")
+            return
+        }
+        #expect(first.count == 65536)
+    }
+
     // MARK: 4. A refused handshake on a kept-alive connection
 
     @Test(arguments: Kind.allCases)
@@ -393,7 +420,8 @@ struct WebSocketHostileServerTests {
             scheduled.withLock { $0 += 1 }
             return {}
         }
-        let peer = StubWebSocketPeer(request: TransportRequest(url: try #require(URL(string: "ws://stub"))), events: { _ in })
+        let peer = StubWebSocketPeer(
+            request: TransportRequest(url: try #require(URL(string: "ws://stub"))), events: { _ in })
         var options = WebSocketOptions()
         options.pingInterval = 3600
         let session = WebSocketSession(
@@ -414,7 +442,8 @@ struct WebSocketHostileServerTests {
             scheduled.withLock { $0 += 1 }
             return {}
         }
-        let peer = StubWebSocketPeer(request: TransportRequest(url: try #require(URL(string: "ws://stub"))), events: { _ in })
+        let peer = StubWebSocketPeer(
+            request: TransportRequest(url: try #require(URL(string: "ws://stub"))), events: { _ in })
         var options = WebSocketOptions()
         options.pingInterval = nil
         let session = WebSocketSession(
