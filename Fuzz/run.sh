@@ -40,7 +40,7 @@ binary=.build-fuzz/release/ErrandFuzz
 # The Swift runtime's crash handler and AddressSanitizer's do not mix; libFuzzer reports crashes itself.
 export SWIFT_BACKTRACE=enable=no
 status=0
-printf '%-16s %14s %10s  %s\n' target executions "exec/s" result
+printf '%-20s %14s %10s  %s\n' target executions "exec/s" result
 for target in "${selected[@]}"; do
   work=.fuzz-work/$target
   mkdir -p "$work"
@@ -54,6 +54,6 @@ for target in "${selected[@]}"; do
   fi
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work.log")
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work.log")
-  printf '%-16s %14s %10s  %s (%ss)\n' "$target" "${runs:-?}" "${rate:-?}" "$result" $((SECONDS - start))
+  printf '%-20s %14s %10s  %s (%ss)\n' "$target" "${runs:-?}" "${rate:-?}" "$result" $((SECONDS - start))
 done
 exit $status
