@@ -165,6 +165,21 @@ struct WebSocketHostileServerTests {
         } ?? nil
     }
 
+    /// A socket to a peer that stopped reading (no compression, no keep-alive), sent to until
+    /// more than ``WebSocketSession/sendBufferLimit`` waits: the sender's task is waiting for room.
+    static func filledSocketToAStalledPeer(
+        on agent: NetworkAgent, closeTimeout: TimeInterval
+    ) async throws -> (socket: WebSocket, sender: Task<ErrandError?, Never>) {
+        var options = WebSocketOptions()
+        options.compression = false
+        options.pingInterval = nil
+        options.closeTimeout = closeTimeout
+        let socket = try await agent.webSocket(Fault(kind: "stall?hold_s=600"), options: options)
+        let sender = Task { await sendUntilItFails(socket, within: 60) }
+        try await eventually(within: 30) { socket.queuedBytes > WebSocketSession.sendBufferLimit }
+        return (socket, sender)
+    }
+
     @Test(arguments: Kind.allCases)
     func aSendToAPeerThatStoppedReadingEndsWhenTheKeepAliveFailsTheSocket(kind: Kind) async throws {
         defer { fixture.server.stop() }
@@ -184,14 +199,8 @@ struct WebSocketHostileServerTests {
     @Test(arguments: Kind.allCases)
     func closingASocketWhosePeerStoppedReadingDropsItAfterTheCloseTimeout(kind: Kind) async throws {
         defer { fixture.server.stop() }
-        var options = WebSocketOptions()
-        options.compression = false
-        options.pingInterval = nil
-        options.closeTimeout = 0.5
-        let socket = try await realTimeAgent(kind).webSocket(Fault(kind: "stall?hold_s=600"), options: options)
         // Fill the connection, then one more send that waits for room.
-        let sender = Task { await Self.sendUntilItFails(socket, within: 60) }
-        try await eventually(within: 30) { socket.queuedBytes > WebSocketSession.sendBufferLimit }
+        let (socket, sender) = try await Self.filledSocketToAStalledPeer(on: realTimeAgent(kind), closeTimeout: 0.5)
         let closed = await outcome(within: 15) { () async -> Bool in
             await socket.close()
             return true
@@ -206,15 +215,9 @@ struct WebSocketHostileServerTests {
     @Test(arguments: Kind.allCases)
     func cancellingASocketWhosePeerStoppedReadingEndsItsTaskAndItsSends(kind: Kind) async throws {
         defer { fixture.server.stop() }
-        var options = WebSocketOptions()
-        options.compression = false
-        options.pingInterval = nil
-        options.closeTimeout = 8
         let agent = realTimeAgent(kind)
         for cancel in [{ (socket: WebSocket) in socket.task.cancel() }, { _ in agent.cancelAllRequests() }] {
-            let socket = try await agent.webSocket(Fault(kind: "stall?hold_s=600"), options: options)
-            let sender = Task { await Self.sendUntilItFails(socket, within: 60) }
-            try await eventually(within: 30) { socket.queuedBytes > WebSocketSession.sendBufferLimit }
+            let (socket, sender) = try await Self.filledSocketToAStalledPeer(on: agent, closeTimeout: 8)
             cancel(socket)
             // At once, not when the close frame that cannot go out gives up.
             let error = await outcome(within: 4) { await sender.value }
@@ -244,13 +247,7 @@ struct WebSocketHostileServerTests {
     @Test(arguments: Kind.allCases)
     func cancellingASocketThatIsClosingDropsItsConnectionAtOnce(kind: Kind) async throws {
         defer { fixture.server.stop() }
-        var options = WebSocketOptions()
-        options.compression = false
-        options.pingInterval = nil
-        options.closeTimeout = 600
-        let socket = try await realTimeAgent(kind).webSocket(Fault(kind: "stall?hold_s=600"), options: options)
-        let sender = Task { await Self.sendUntilItFails(socket, within: 60) }
-        try await eventually(within: 30) { socket.queuedBytes > WebSocketSession.sendBufferLimit }
+        let (socket, sender) = try await Self.filledSocketToAStalledPeer(on: realTimeAgent(kind), closeTimeout: 600)
         // The close frame waits behind what the peer never reads; close() waits for its answer.
         let closing = Task { await socket.close() }
         try await eventually { socket.phase == .closing }
