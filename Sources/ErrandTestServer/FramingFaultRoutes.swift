@@ -22,6 +22,7 @@ enum FramingFaultRoutes {
         "head-cut": headCut,
         "huge-content-length": hugeLength,
         "no-reason": noReason,
+        "interim": interim,
     ]
 
     private static func framing(_ context: RouteContext) -> HTTPResponse {
@@ -82,6 +83,25 @@ enum FramingFaultRoutes {
         return .raw { connection in
             _ = connection.write(
                 "HTTP/1.1 200\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body)
+            return .close
+        }
+    }
+
+    /// An interim head for each of `codes` (comma-separated, 100–199 but 101; default `103`),
+    /// each with `Link: </style-N.css>; rel=preload`, then `200` and the JSON body.
+    private static func interim(_ context: RouteContext) -> HTTPResponse {
+        let codes = (context.query("codes") ?? "103").split(separator: ",").compactMap { Int($0) }
+        guard !codes.isEmpty, codes.count <= 100, codes.allSatisfy({ (100...199).contains($0) && $0 != 101 }) else {
+            return .text("codes must be 1 to 100 interim statuses, 100–199 but 101\n", status: 400)
+        }
+        let interim = codes.enumerated().map { index, code in
+            "HTTP/1.1 \(code) \(HTTPResponse.reasonPhrase(for: code))\r\nLink: </style-\(index).css>; rel=preload\r\n\r\n"
+        }
+        let body = body(of: "interim")
+        return .raw { connection in
+            _ = connection.write(
+                interim.joined() + "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                    + "\(body.utf8.count)\r\n\r\n" + body)
             return .close
         }
     }

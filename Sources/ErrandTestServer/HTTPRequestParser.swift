@@ -71,6 +71,8 @@ struct HTTPRequestParser {
     private var requestLineChecked = false
     private var continuePending = false
     private var streamed: StreamedBody?
+    /// The trailer fields of the streamed body read last, once it has ended.
+    private(set) var streamedTrailers: [HTTPHeader] = []
 
     init(peerAddress: String, streamsBody: @escaping (HTTPRequest) -> Bool = { _ in false }) {
         self.peerAddress = peerAddress
@@ -325,6 +327,7 @@ struct HTTPRequestParser {
 
     private mutating func startStreaming(_ head: Head) {
         buffer.removeFirst(head.bodyStart)
+        streamedTrailers = []
         switch head.framing {
         case .none: streamed = nil
         case .length(let length): streamed = .length(remaining: length)
@@ -359,10 +362,14 @@ struct HTTPRequestParser {
                     buffer.removeFirst(line.next)
                     streamed = .chunkSize
                 case .trailers:
-                    // Trailer fields are read and dropped; a blank line ends the message.
+                    // A blank line ends the message.
                     guard let line = try readLine(from: 0) else { return .incomplete }
                     buffer.removeFirst(line.next)
-                    if line.bytes.isEmpty { streamed = nil }
+                    if line.bytes.isEmpty {
+                        streamed = nil
+                    } else {
+                        streamedTrailers.append(try parseHeaderLine(line.bytes))
+                    }
                 }
             }
             resetForNextRequest()

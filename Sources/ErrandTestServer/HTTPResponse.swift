@@ -202,6 +202,7 @@ struct HTTPResponse: Sendable {
 
     private static let reasonPhrases: [Int: String] = [
         100: "Continue", 101: "Switching Protocols", 102: "Processing", 103: "Early Hints",
+        104: "Upload Resumption Supported",
         200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information",
         204: "No Content", 205: "Reset Content", 206: "Partial Content", 207: "Multi-Status",
         300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other",

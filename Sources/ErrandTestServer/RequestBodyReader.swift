@@ -15,7 +15,8 @@ final class RequestBodyReader {
     private(set) var parser: HTTPRequestParser
     /// `nil` until the body has ended one way or another.
     private(set) var outcome: Outcome?
-    private let descriptor: Int32
+    /// The connection's socket, for a route that answers while it reads.
+    let descriptor: Int32
     private var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
     init(parser: HTTPRequestParser, descriptor: Int32) {
@@ -48,6 +49,9 @@ final class RequestBodyReader {
         }
         return nil
     }
+
+    /// The trailer fields that followed a chunked body, once it has ended.
+    var trailers: [HTTPHeader] { parser.streamedTrailers }
 
     /// Reads and drops whatever the handler left unread, so the next request starts in the right place.
     func drain() {

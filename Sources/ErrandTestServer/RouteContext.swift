@@ -9,6 +9,12 @@ struct RouteContext {
     /// The body to read, for routes that stream it; `request.body` is empty then.
     let body: RequestBodyReader?
 
+    /// The connection, for a route that streams its body and answers while it reads (full
+    /// duplex): what it writes goes on the wire as it is. `nil` for other routes.
+    var connection: RawConnection? {
+        body.map { RawConnection(descriptor: $0.descriptor, server: server) }
+    }
+
     /// Waits like `Thread.sleep`, but returns as soon as the server stops so `stop()` is prompt.
     func sleep(seconds: TimeInterval) {
         server.sleep(seconds: seconds)

@@ -27,6 +27,8 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     let webSocketFlood = WebSocketFloodState()
     /// The close frames WebSocket clients sent.
     let webSocketCloses = WebSocketCloseLog()
+    /// The counter of `/conformance/etag`.
+    let conformanceETag = ConformanceETag()
 
     private let condition = NSCondition()
     private var stopped = false

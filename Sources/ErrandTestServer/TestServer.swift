@@ -88,7 +88,23 @@ import Foundation
 ///   another status); `head-cut`: a status line and `fields=N` header fields, then a close
 ///   before the head ends (`interim=1`: a `103 Early Hints` head first); `huge-content-length`:
 ///   `Content-Length: 9223372036854775807`, a short JSON body, then close; `no-reason`:
-///   `HTTP/1.1 200` with no reason phrase. Bodies are `{"framing": "<kind>"}`.
+///   `HTTP/1.1 200` with no reason phrase; `interim`: an interim head for each of `codes`
+///   (default `103`), each with a `Link` field, before the `200`. Bodies are `{"framing": "<kind>"}`.
+/// - `/conformance/{name}`: the servers of the HTTP client conformance suite of Apple's
+///   swift-http-api-proposal, each answer as the suite sends it. Malformed and edge answers, each
+///   then a close: `not_http`, `http_case` (`Http/1.1 200 OK`), `no_reason`, `204_with_cl` and
+///   `304_with_cl` (`Content-Length: 1000`, no body), `incomplete_body` (4 of 1000 bytes),
+///   `no_length_hint`, `conflicting_cl` (`Content-Length: 10, 4`), `head_with_cl`. `request`: a
+///   JSON description of the request (`params`, `headers`, `body`, `method`, and the chunked
+///   body's `trailers`); `200`, `404`, `999`; `gzip`, `deflate`, `brotli` (`TEST\n` encoded when
+///   `Accept-Encoding` names the coding) and `identity`; `header_multivalue` (`X-Test` twice);
+///   `301` and `308` to `request`, `redirect_ping` and `redirect_pong` to each other; `1mb_body`;
+///   `cookie` (`Set-Cookie: foo=<UUID>`); `etag` (a counter as `ETag` and body, `304` with
+///   `Cached: true` to its own tag, which moves it on); `trailers` (a chunked body, then three
+///   trailer fields); `stall` and `stall_body` (no answer, or a head and 1000 bytes, until the
+///   client hangs up); `echo` (the body back, chunk for chunk, as it arrives) and `speak` (a
+///   thousand one-byte chunks, each once more of the request body came, then the end of the
+///   response while the request may go on).
 ///
 /// Streaming endpoints — Server-Sent Events, JSON lines, an OpenAI-style chat completion — are
 /// listed with their controls in `TestServer+Stream.swift`.
@@ -278,7 +294,8 @@ public final class TestServer: Sendable {
 
     private static let router = Router(
         routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
-            + FaultRoutes.all + FramingFaultRoutes.all + LongPollRoutes.all + StreamRoutes.all + WebSocketRoutes.all
+            + FaultRoutes.all + FramingFaultRoutes.all + ConformanceRoutes.all + LongPollRoutes.all + StreamRoutes.all
+            + WebSocketRoutes.all
             + WebSocketFaultRoutes.all + HTTPCacheRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by

@@ -57,6 +57,8 @@
 #define ERRAND_CURLOPT_HTTPPROXYTUNNEL 61
 #define ERRAND_CURLOPT_CLOSESOCKETFUNCTION 20208
 #define ERRAND_CURLOPT_CLOSESOCKETDATA 10209
+#define ERRAND_CURLOPT_TRAILERFUNCTION 20283
+#define ERRAND_CURLOPT_TRAILERDATA 10284
 // Blob options (type base 40000) take a `struct curl_blob`; see errand_curl_easy_setopt_blob.
 #define ERRAND_CURLOPT_CAINFO_BLOB 40309
 
@@ -97,6 +99,8 @@
 #define ERRAND_CURL_SEEKFUNC_OK 0
 #define ERRAND_CURL_SEEKFUNC_CANTSEEK 2
 #define ERRAND_CURL_READFUNC_PAUSE 0x10000001
+#define ERRAND_CURL_TRAILERFUNC_OK 0
+#define ERRAND_CURL_TRAILERFUNC_ABORT 1
 #define ERRAND_CURLPAUSE_CONT 0
 #define ERRAND_CURLPAUSE_RECV 1
 #define ERRAND_CURLPAUSE_SEND 4
@@ -192,6 +196,9 @@ int errand_curl_watch_closes(void *easy, void *watching);
 typedef size_t (*errand_curl_data_callback)(char *buffer, size_t size, size_t count, void *userdata);
 /// A seek callback: `(userdata, offset, origin)`.
 typedef int (*errand_curl_seek_callback)(void *userdata, int64_t offset, int origin);
+/// `CURLOPT_TRAILERFUNCTION`: appends a chunked request body's trailer lines to `*list` with
+/// `errand_curl_slist_append`; libcurl frees the list.
+typedef int (*errand_curl_trailer_callback)(void **list, void *userdata);
 
 /// Loads libcurl and initialises it once; 1 when every function Errand uses was found, else 0.
 int errand_curl_load(void);
@@ -211,6 +218,7 @@ int errand_curl_easy_setopt_off(void *easy, int option, int64_t value);
 int errand_curl_easy_setopt_blob(void *easy, int option, const void *data, size_t length);
 int errand_curl_easy_setopt_data_callback(void *easy, int option, errand_curl_data_callback callback);
 int errand_curl_easy_setopt_seek_callback(void *easy, int option, errand_curl_seek_callback callback);
+int errand_curl_easy_setopt_trailer_callback(void *easy, int option, errand_curl_trailer_callback callback);
 int errand_curl_easy_getinfo_long(void *easy, int info, long *value);
 int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value);
 int errand_curl_easy_getinfo_string(void *easy, int info, const char **value);

@@ -14,6 +14,8 @@ extension RequestTask {
             state.sentRequest = request
             state.head = nil
             state.body = Data()
+            state.trailers = [:]
+            state.interimResponses = []
             state.pendingWork = nil
             return state.attempt
         }
@@ -62,6 +64,9 @@ extension RequestTask {
         let (recorded, received) = state.withLock { state -> (Recorded, Int?) in
             guard state.attempt == attempt, state.attemptInFlight, state.phase == .started else { return (.stale, nil) }
             switch event {
+            case .interimHead(let statusCode, let headers):
+                state.interimResponses.append(Response(statusCode: statusCode, headers: headers))
+                return (.kept, nil)
             case .responseHead(let statusCode, let headers):
                 let declared = headers.headerField("Content-Length").flatMap { Int($0) } ?? 0
                 guard declared <= limit else { return (.tooLarge, nil) }
@@ -74,6 +79,7 @@ extension RequestTask {
                 }
                 // A body in one chunk, as most are, is kept as it came rather than copied.
                 if state.body.isEmpty { state.body = chunk } else { state.body.append(chunk) }
+            case .trailers(let trailers): state.trailers = trailers
             case .metrics(let metrics): state.metrics = metrics
             case .uploadProgress, .completed: return (.kept, nil)
             }
@@ -98,9 +104,12 @@ extension RequestTask {
             state.attemptInFlight = false
             state.isConcluding = concluding && state.download != nil
             state.transportTask = nil
-            let received = state.head.map { Response(statusCode: $0.statusCode, headers: $0.headers, data: state.body) }
+            let received = state.head.map {
+                Response(statusCode: $0.statusCode, headers: $0.headers, data: state.body, trailers: state.trailers)
+            }
             state.head = nil
             state.body = Data()
+            state.trailers = [:]
             state.response = received
             // A download and a stream report their bodies' progress themselves.
             return (received, state.download == nil && state.stream == nil, state.isCancelled)

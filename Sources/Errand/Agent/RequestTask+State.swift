@@ -28,6 +28,10 @@ extension RequestTask {
         var pendingWork: (@Sendable () -> Void)?
         var head: (statusCode: Int, headers: [String: String])?
         var body = Data()
+        /// The current attempt's trailer fields, once its body ended.
+        var trailers: [String: String] = [:]
+        /// The current attempt's interim heads, in order.
+        var interimResponses: [Response] = []
         var response: Response?
         var metrics: TransportMetrics?
         var error: ErrandError?

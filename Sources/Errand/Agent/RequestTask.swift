@@ -68,6 +68,12 @@ public final class RequestTask: Sendable {
     /// attempts, the last attempt's response, as interceptors deciding on a retry see it.
     public var response: Response? { state[\.response] }
 
+    /// The interim (1xx) heads that came before the response of the current or last attempt, in
+    /// order — `103 Early Hints` with its `Link` fields, `104 Upload Resumption Supported` — each
+    /// with an empty `data`. Empty when none came, and for a response from the cache. Monitors
+    /// hear of each as it arrives (``EventMonitor/request(_:didReceiveInterim:)``).
+    public var interimResponses: [Response] { state[\.interimResponses] }
+
     /// Timings and HTTP version of the last attempt, from a transport that reports them
     /// (``CurlTransport``); `nil` otherwise, and for a response from the cache.
     public var metrics: TransportMetrics? { state[\.metrics] }

@@ -42,7 +42,8 @@ extension HAREntryBuilder {
         mutating func takeStreamedBody() {
             guard let size = streamedBodySize, let response, response.data.isEmpty else { return }
             self.response = Response(
-                statusCode: response.statusCode, headers: response.headers, data: streamedBody)
+                statusCode: response.statusCode, headers: response.headers, data: streamedBody,
+                trailers: response.trailers)
             responseBodySize = size
         }
 

@@ -102,11 +102,16 @@ package struct HAREntryBuilder: Sendable {
     /// `response` with the URLs in its header fields and text body masked (see
     /// ``Redaction/maskingURLs(in:masked:)``), the values taken out added to `secrets`.
     private func maskingURLs(in response: Response, masked secrets: inout [String]) -> Response {
-        var headers = response.headers
-        for (name, value) in headers where !redaction.masksHeader(name) {
-            let masked = redaction.maskingURLs(in: value, masked: &secrets)
-            if masked != value { headers[name] = masked }
+        func maskingURLs(in fields: [String: String]) -> [String: String] {
+            var fields = fields
+            for (name, value) in fields where !redaction.masksHeader(name) {
+                let masked = redaction.maskingURLs(in: value, masked: &secrets)
+                if masked != value { fields[name] = masked }
+            }
+            return fields
         }
+        let headers = maskingURLs(in: response.headers)
+        let trailers = maskingURLs(in: response.trailers)
         var data = response.data
         // Only text can quote a URL; a body of another kind is scrubbed as bytes.
         let mimeType = (response.value(forHeader: "Content-Type") ?? "").lowercased()
@@ -118,7 +123,7 @@ package struct HAREntryBuilder: Sendable {
         }
         return Response(
             statusCode: response.statusCode, headers: headers, data: data, isDataFromCache: response.isDataFromCache,
-            isStale: response.isStale, fileURL: response.fileURL)
+            isStale: response.isStale, fileURL: response.fileURL, trailers: trailers)
     }
 
     /// `request` with every value of the exchange's masked found in its text replaced: the
@@ -216,7 +221,9 @@ package struct HAREntryBuilder: Sendable {
                 ofSetCookieField: response.value(forHeader: "Set-Cookie"),
                 masked: redaction.masksHeader("Set-Cookie")),
             headers: archived(response.headers).map { .init(name: $0.name, value: scrubber.text($0.value)) },
-            content: content, redirectURL: location ?? "", headersSize: -1, bodySize: bodySize)
+            content: content, redirectURL: location ?? "", headersSize: -1, bodySize: bodySize,
+            trailers: response.trailers.isEmpty
+                ? nil : archived(response.trailers).map { .init(name: $0.name, value: scrubber.text($0.value)) })
     }
 
     /// Header fields sorted by name, masked values replaced; URLs in the others (a `Location`,

@@ -73,6 +73,15 @@ struct HTTPArchive: Codable, Equatable, Sendable {
         var headersSize: Int
         var bodySize: Int
         var comment: String?
+        /// The trailer fields that followed the body, sorted and masked as ``headers`` are;
+        /// `nil` when none came. Not in HAR 1.2: a custom field, as the specification allows.
+        var trailers: [NameValue]? = nil
+
+        enum CodingKeys: String, CodingKey {
+            case status, statusText, httpVersion, cookies, headers, content, redirectURL, headersSize, bodySize
+            case comment
+            case trailers = "_trailers"
+        }
     }
 
     /// A cookie sent or set.

@@ -6,6 +6,7 @@
 ///
 /// 1. ``requestDidStart(_:)``, once;
 /// 2. for each attempt: ``request(_:willSend:)`` (after interceptors adapted it), then
+///    ``request(_:didReceiveInterim:)`` for each interim (1xx) head, then
 ///    ``request(_:didReceive:)`` once its head arrives, then ``request(_:didFailAttempt:willRetry:)``
 ///    if the attempt failed;
 /// 3. or, for a response served from the cache, ``request(_:didServeFromCache:)`` (and no
@@ -23,6 +24,9 @@ public protocol EventMonitor: Sendable {
     func requestDidStart(_ task: RequestTask)
     /// An attempt is about to go to the transport, as interceptors adapted it.
     func request(_ task: RequestTask, willSend request: TransportRequest)
+    /// An interim (1xx) head of an attempt arrived — `103 Early Hints`, `104 Upload Resumption
+    /// Supported` — status and header fields, `data` empty; the final head follows.
+    func request(_ task: RequestTask, didReceiveInterim response: Response)
     /// An attempt's response head arrived: status and header fields, `data` empty.
     func request(_ task: RequestTask, didReceive response: Response)
     /// An attempt failed; `willRetry` says whether another attempt follows, and is `false` on the last.
@@ -49,6 +53,8 @@ extension EventMonitor {
     public func requestDidStart(_ task: RequestTask) {}
     /// Does nothing.
     public func request(_ task: RequestTask, willSend request: TransportRequest) {}
+    /// Does nothing.
+    public func request(_ task: RequestTask, didReceiveInterim response: Response) {}
     /// Does nothing.
     public func request(_ task: RequestTask, didReceive response: Response) {}
     /// Does nothing.

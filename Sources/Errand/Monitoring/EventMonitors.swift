@@ -37,6 +37,10 @@ struct EventMonitors: Sendable {
         post({ $0.didReceiveEvent(task, response) }, else: { $0.request(task, didReceive: response) })
     }
 
+    func request(_ task: RequestTask, didReceiveInterim response: Response) {
+        post { $0.request(task, didReceiveInterim: response) }
+    }
+
     func request(_ task: RequestTask, didFailAttempt error: ErrandError, willRetry: Bool) {
         post { $0.request(task, didFailAttempt: error, willRetry: willRetry) }
     }

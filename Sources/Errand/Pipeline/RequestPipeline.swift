@@ -216,8 +216,14 @@ final class RequestPipeline: Sendable {
         let events: @Sendable (TransportEvent) -> Void = { [self] event in
             // Before the outcome is delivered: a body file the transport no longer reads goes first.
             if case .completed = event { task.transportCompleted() }
-            if case .responseHead(let status, let headers) = event, !task.monitors.isEmpty {
-                task.monitors.request(task, didReceive: Response(statusCode: status, headers: headers))
+            if !task.monitors.isEmpty {
+                switch event {
+                case .interimHead(let status, let headers):
+                    task.monitors.request(task, didReceiveInterim: Response(statusCode: status, headers: headers))
+                case .responseHead(let status, let headers):
+                    task.monitors.request(task, didReceive: Response(statusCode: status, headers: headers))
+                default: break
+                }
             }
             let disposition =
                 stream?.receive(

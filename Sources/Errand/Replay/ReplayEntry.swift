@@ -72,7 +72,10 @@ struct ReplayEntry: Sendable {
         let data = try response.content.text.map { (text) throws(Problem) in
             try decoded(text, encoding: response.content.encoding, field: "response.content.text")
         }
-        return .success(Response(statusCode: response.status, headers: headers(response.headers), data: data ?? Data()))
+        return .success(
+            Response(
+                statusCode: response.status, headers: headers(response.headers), data: data ?? Data(),
+                trailers: headers(response.trailers ?? [])))
     }
 
     /// The header fields a replay reports: repeated names joined as a transport joins them;

@@ -12,6 +12,7 @@ final class ReplayRecording: Sendable {
         var body = Data()
         /// The body's whole size, for the entry to say where it was cut.
         var bodySize = 0
+        var trailers: [String: String] = [:]
         var metrics: TransportMetrics?
     }
 
@@ -65,15 +66,18 @@ final class ReplayRecording: Sendable {
                     $0.bodySize += chunk.count
                     if $0.body.count < maximumBodySize { $0.body += chunk.prefix(maximumBodySize - $0.body.count) }
                 }
+            case .trailers(let trailers):
+                received.withLock { $0.trailers = trailers }
             case .metrics(let metrics):
                 received.withLock { $0.metrics = metrics }
-            case .uploadProgress:
+            case .interimHead, .uploadProgress:
                 break
             case .completed(let error):
                 let received = received.withLock { $0 }
                 guard error == nil, let statusCode = received.statusCode else { return events(event) }
                 var exchange = sent
-                exchange.response = Response(statusCode: statusCode, headers: received.headers, data: received.body)
+                exchange.response = Response(
+                    statusCode: statusCode, headers: received.headers, data: received.body, trailers: received.trailers)
                 exchange.responseBodySize = received.bodySize
                 exchange.metrics = received.metrics
                 exchange.finishedAt = .now

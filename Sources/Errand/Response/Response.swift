@@ -24,12 +24,19 @@ public struct Response: Sendable {
     public let age: TimeInterval?
     /// Where a download was written; `nil` for in-memory responses.
     public let fileURL: URL?
+    /// The trailer fields that followed the body — a checksum, a status a server knew only at
+    /// the end — joined as ``headers`` are; look names up with ``value(forTrailer:)``. Empty when
+    /// none came, and for a response from the cache, which keeps only the head and body.
+    /// Default empty.
+    public let trailers: [String: String]
 
     /// Creates a response; useful for stubbing.
     public init(
         statusCode: Int, headers: [String: String] = [:], data: Data = Data(), isDataFromCache: Bool = false,
-        isStale: Bool = false, isRevalidated: Bool = false, age: TimeInterval? = nil, fileURL: URL? = nil
+        isStale: Bool = false, isRevalidated: Bool = false, age: TimeInterval? = nil, fileURL: URL? = nil,
+        trailers: [String: String] = [:]
     ) {
+        self.trailers = trailers
         self.isStale = isStale
         self.isRevalidated = isRevalidated
         self.age = age
@@ -43,6 +50,11 @@ public struct Response: Sendable {
     /// The value of a header field, matched case-insensitively.
     public func value(forHeader name: String) -> String? {
         headers.headerField(name)
+    }
+
+    /// The value of a trailer field, matched case-insensitively; `nil` when it did not come.
+    public func value(forTrailer name: String) -> String? {
+        trailers.headerField(name)
     }
 
     /// The body as text, decoded with the charset of `Content-Type` (UTF-8 when none is named);

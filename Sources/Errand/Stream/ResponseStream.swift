@@ -34,6 +34,21 @@ public final class ResponseStream: AsyncSequence, Sendable {
     /// progress, its `tag` and `userInfo`.
     public let task: RequestTask
 
+    /// The interim (1xx) heads that came before ``response``, in order, such as `103 Early Hints`
+    /// with the `Link` fields of what to preload; empty when none came.
+    public var interimResponses: [Response] { task.interimResponses }
+
+    /// The trailer fields that followed the body, once iteration has returned `nil` (or
+    /// ``collect(upTo:)`` its body); empty before, and when none came. Look names up with
+    /// ``value(forTrailer:)``, which ignores case.
+    public var trailers: [String: String] { buffer.trailers }
+
+    /// The value of a trailer field, matched case-insensitively; `nil` before the body ended and
+    /// when the field did not come.
+    public func value(forTrailer name: String) -> String? {
+        trailers.headerField(name)
+    }
+
     let buffer: StreamBuffer
     /// The longest line or event ``lines`` and ``events`` accept: the request's `maximumResponseSize`.
     let maximumLineSize: Int

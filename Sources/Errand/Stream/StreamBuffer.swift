@@ -34,6 +34,8 @@ final class StreamBuffer: Sendable {
         /// Set once the body ended or failed; chunks still waiting are handed out first, except
         /// after ``cancel(with:)``, which drops them.
         var end: ErrandError??
+        /// The trailer fields the body ended with; set with `end`.
+        var trailers: [String: String] = [:]
         var waiter: CheckedContinuation<Result<Data?, ErrandError>, Never>?
         var hasReceivedBody = false
         var isClaimed = false
@@ -165,9 +167,13 @@ final class StreamBuffer: Sendable {
     }
 
     /// Ends the stream: after the chunks still waiting, the consumer gets `nil`, or `error`.
-    func finish(_ error: ErrandError?) {
-        end(error, droppingChunks: false)
+    /// `trailers`, what the body ended with, are readable from then on.
+    func finish(_ error: ErrandError?, trailers: [String: String] = [:]) {
+        end(error, droppingChunks: false, trailers: trailers)
     }
+
+    /// The trailer fields the body ended with; empty before its end and when none came.
+    var trailers: [String: String] { state[\.trailers] }
 
     /// Ends the stream at once with `error`, dropping what waits: the consumer stopped.
     func cancel(with error: ErrandError) {
@@ -192,7 +198,7 @@ final class StreamBuffer: Sendable {
         }
     }
 
-    private func end(_ error: ErrandError?, droppingChunks: Bool) {
+    private func end(_ error: ErrandError?, droppingChunks: Bool, trailers: [String: String] = [:]) {
         var sinks = false
         let waiter = state.withLock { state -> CheckedContinuation<Result<Data?, ErrandError>, Never>? in
             if droppingChunks {
@@ -204,6 +210,7 @@ final class StreamBuffer: Sendable {
                 return nil
             }
             state.end = .some(error)
+            state.trailers = trailers
             if state.sink != nil { sinks = Self.becomesSinking(&state) }
             defer { state.waiter = nil }
             return state.waiter

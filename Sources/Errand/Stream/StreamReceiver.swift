@@ -165,7 +165,7 @@ final class StreamReceiver: Sendable {
             }
             if streaming, error == nil { task.progress.receivedBody(received, isComplete: true) }
             return .record(event)
-        case .uploadProgress, .metrics:
+        case .interimHead, .uploadProgress, .trailers, .metrics:
             return .record(event)
         }
     }
@@ -181,8 +181,8 @@ final class StreamReceiver: Sendable {
             return state.opener
         }
         switch outcome {
-        case .success:
-            buffer.finish(nil)
+        case .success(let response):
+            buffer.finish(nil, trailers: response.trailers)
         case .failure(.cancelled):
             buffer.cancel(with: .cancelled)
         case .failure(let error):

@@ -21,11 +21,26 @@ public final class BodyStream: Sendable, Hashable {
 
     /// `nil` once taken.
     private let chunks: Locked<AsyncStream<Data>?>
+    private let makeTrailers: (@Sendable () async -> [String: String])?
 
-    /// Wraps `chunks`, which make a body of `length` bytes (`nil`: unknown).
-    public init(_ chunks: AsyncStream<Data>, length: Int64?) {
+    /// Wraps `chunks`, which make a body of `length` bytes (`nil`: unknown), followed by the
+    /// trailer fields `trailers` returns once the chunks ended (`nil`: none).
+    public init(
+        _ chunks: AsyncStream<Data>, length: Int64?, trailers: (@Sendable () async -> [String: String])? = nil
+    ) {
         self.chunks = Locked(chunks)
         self.length = length
+        makeTrailers = trailers
+    }
+
+    /// Whether the body ends with trailer fields, and so goes out chunked on HTTP/1.1 whatever
+    /// its ``length``.
+    public var hasTrailers: Bool { makeTrailers != nil }
+
+    /// The trailer fields to send after the last chunk; a transport asks once the chunks ended.
+    /// Empty when the body has none.
+    public func trailers() async -> [String: String] {
+        await makeTrailers?() ?? [:]
     }
 
     /// The chunks, to the first caller only; `nil` to any later one, which must fail its request

@@ -34,8 +34,10 @@ final class BodyStreamPump: Sendable {
         /// Bytes taken from the stream, and bytes read from the buffer.
         var received: Int64 = 0
         var handedOut: Int64 = 0
-        /// The stream finished, every byte declared received.
+        /// The stream finished, every byte declared received, and its trailer fields are in.
         var isEnded = false
+        /// The trailer fields to send after the last byte, once ended.
+        var trailers: [String: String] = [:]
         var failure: ErrandError?
         var isStarted = false
         var isStopped = false
@@ -70,6 +72,12 @@ final class BodyStreamPump: Sendable {
 
     /// The most bytes the buffer held at once.
     var highWaterMark: Int { state[\.highWaterMark] }
+
+    /// Whether the body ends with trailer fields.
+    var hasTrailers: Bool { body.hasTrailers }
+
+    /// The trailer fields, once a read returned ``Read/end``; empty before and when none.
+    var trailers: [String: String] { state[\.trailers] }
 
     /// Starts reading the stream; `false` when an earlier send already took it.
     func start() -> Bool {
@@ -132,7 +140,8 @@ final class BodyStreamPump: Sendable {
             // Stopped, or too long: the producer must learn that nobody reads on.
             guard await roomForMore(), accept(chunk) else { return BodyStream.end(chunks) }
         }
-        streamFinished()
+        let trailers = body.hasTrailers && !state[\.isStopped] ? await body.trailers() : [:]
+        streamFinished(trailers: trailers)
     }
 
     /// Waits until the buffer holds less than `limit`; `false` once stopped.
@@ -172,8 +181,10 @@ final class BodyStreamPump: Sendable {
         return accepted
     }
 
-    /// The stream finished: the body ends once read, or fails when shorter than declared.
-    private func streamFinished() {
+    /// The stream finished, followed by `trailers`: the body ends once read, or fails when
+    /// shorter than declared or when a trailer field cannot be sent.
+    private func streamFinished(trailers: [String: String]) {
+        let refusal = Self.refusal(of: trailers)
         let wakeNow = state.withLock { state -> Bool in
             // Cancelled: the stream ended because the pump stopped, not because the body did.
             guard !state.isStopped else { return false }
@@ -181,13 +192,41 @@ final class BodyStreamPump: Sendable {
                 state.failure = .serialization(
                     "the streamed upload body to \(url.absoluteString) ended after \(state.received) bytes, short"
                         + " of its declared length of \(length) bytes")
+            } else if let refusal {
+                state.failure = .serialization(
+                    "the streamed upload body to \(url.absoluteString) cannot end with its trailer fields: \(refusal)")
             } else {
+                state.trailers = trailers
                 state.isEnded = true
             }
             return Self.takeWake(&state)
         }
         if wakeNow { wake() }
     }
+
+    /// Why `trailers` cannot be sent, or `nil`: a name that is no HTTP token, a value that would
+    /// end the line, or a field that frames, routes or authenticates the message, which a
+    /// recipient must not take from a trailer (RFC 9110 §6.5.1) and a redirect would not drop.
+    static func refusal(of trailers: [String: String]) -> String? {
+        for (name, value) in trailers.sorted(by: { $0.key < $1.key }) {
+            guard HeaderFieldCheck.isToken(name) else {
+                return "the name \"\(name.prefix(64))\" is not an HTTP token"
+            }
+            guard !value.containsLineBreak, !value.utf8.contains(0) else {
+                return "the value of \(name) holds a line break or NUL"
+            }
+            guard !forbiddenTrailers.contains(name.lowercased()) else {
+                return "\(name) frames, routes or authenticates a message and cannot be a trailer field"
+            }
+        }
+        return nil
+    }
+
+    private static let forbiddenTrailers: Set<String> = [
+        "content-length", "transfer-encoding", "trailer", "te", "host", "connection", "keep-alive", "upgrade",
+        "expect", "content-encoding", "content-type", "content-range", "authorization", "proxy-authorization",
+        "cookie", "set-cookie",
+    ]
 
     private static func takeWake(_ state: inout State) -> Bool {
         defer { state.wantsWake = false }

@@ -46,7 +46,7 @@ final class DownloadReceiver: Sendable {
             }
             reportProgress()
             return .consumed
-        case .uploadProgress, .metrics:
+        case .interimHead, .uploadProgress, .trailers, .metrics:
             return .record(event)
         case .completed:
             let wasRestarting = state.withLock { state in
@@ -66,7 +66,8 @@ final class DownloadReceiver: Sendable {
         }
         do {
             let file = try partial.complete()
-            let downloaded = Response(statusCode: response.statusCode, headers: response.headers, fileURL: file)
+            let downloaded = Response(
+                statusCode: response.statusCode, headers: response.headers, fileURL: file, trailers: response.trailers)
             return (downloaded, nil)
         } catch {
             return (response, error)

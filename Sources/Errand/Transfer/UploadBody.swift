@@ -38,4 +38,34 @@ public enum UploadBody: Sendable, Equatable {
     public static func stream(_ chunks: AsyncStream<Data>, length: Int64?) -> UploadBody {
         .stream(BodyStream(chunks, length: length))
     }
+
+    /// A body produced while it is sent, as ``stream(_:length:)`` makes one, followed by trailer
+    /// fields: what the producer knows only at the end, such as a checksum of what it sent.
+    ///
+    /// ```swift
+    /// let parts = [Data("id,total\n".utf8), Data("1,9.50\n".utf8)]
+    /// let chunks = AsyncStream<Data> { continuation in
+    ///     parts.forEach { continuation.yield($0) }
+    ///     continuation.finish()
+    /// }
+    /// let body = UploadBody.stream(chunks, length: nil) { ["X-Row-Count": String(parts.count)] }
+    /// ```
+    ///
+    /// `trailers` is called once, after `chunks` finished and before the last of the body goes
+    /// out. The body is sent chunked, even with a `length` (which is still checked), and over
+    /// HTTP/1.1, the one version through which libcurl sends trailers; with
+    /// ``HTTPVersionPreference/http2PriorKnowledge`` on plain `http` the request fails with
+    /// ``ErrandError/transport(_:)`` saying so. See <doc:Transfers>. A field whose name is not an HTTP token, whose
+    /// value holds a line break or NUL, or that frames, routes or authenticates the message
+    /// (`Content-Length`, `Transfer-Encoding`, `Host`, `Authorization`, `Cookie`, …) fails the
+    /// request with ``ErrandError/serialization(_:)`` naming it.
+    /// - Parameters:
+    ///   - chunks: The body's bytes, in order; empty chunks are skipped.
+    ///   - length: The body's length in bytes, or `nil` when it is not known in advance.
+    ///   - trailers: The trailer fields, asked for once the chunks ended.
+    public static func stream(
+        _ chunks: AsyncStream<Data>, length: Int64?, trailers: @escaping @Sendable () async -> [String: String]
+    ) -> UploadBody {
+        .stream(BodyStream(chunks, length: length, trailers: trailers))
+    }
 }

@@ -111,4 +111,35 @@ enum TransfersSnippets {
         // end snippet
         _ = body
     }
+
+    // snippet: Transfers.md
+    /// Counts an export's bytes as the upload takes them.
+    actor ExportTally {
+        private(set) var bytes = 0
+        func add(_ page: Data) { bytes += page.count }
+    }
+    // end snippet
+
+    static func uploadWithTrailers() async throws {
+        // snippet: Transfers.md
+        let pages = ExportPages(count: 10_000)
+        let tally = ExportTally()
+        let body = UploadBody.stream(
+            AsyncStream {
+                guard let page = await pages.nextPage() else { return nil }
+                await tally.add(page)
+                return page
+            }, length: nil
+        ) {
+            ["X-Export-Bytes": String(await tally.bytes)]   // asked once the last page went
+        }
+        // end snippet
+        _ = body
+        let (rows, _) = AsyncStream.makeStream(of: Data.self)
+        // snippet: Transfers.md
+        let response = try await UploadExportApi(rows: rows).response()
+        let checksum = response.value(forTrailer: "X-Checksum")   // nil when the server sent none
+        // end snippet
+        _ = checksum
+    }
 }

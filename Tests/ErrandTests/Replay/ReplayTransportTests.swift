@@ -145,6 +145,28 @@ final class ReplayTransportTests {
         #expect((replayed[1].object["form"] as? [String: Any])?["nick"] as? String == "ann")
     }
 
+    @Test func aResponsesTrailersAreRecordedAndReplayed() async throws {
+        struct Trailers: BaseRequest {
+            let baseUrl: String
+            var url: String { "/framing/trailers" }
+            var responseSerializerType: ResponseSerializerType { .data }
+        }
+        let server = try TestServer()
+        let har = directory.appendingPathComponent("trailers.har")
+        let recording = try ReplayTransport(har: har, onMissing: .record(via: CurlTransport(), into: har))
+        let recorded = try await NetworkAgent(config: NetworkConfig(), transport: recording)
+            .response(Trailers(baseUrl: server.baseURL))
+        #expect(recorded.value(forTrailer: "X-Trailer") == "end")
+        let entry = try #require(HTTPArchive(contentsOf: har).log.entries.first)
+        #expect(entry.response.trailers?.map(\.name) == ["X-Checksum", "X-Trailer"])
+        server.stop()
+
+        let replayed = try await NetworkAgent(config: NetworkConfig(), transport: ReplayTransport(har: har))
+            .response(Trailers(baseUrl: server.baseURL))
+        #expect(replayed.trailers == recorded.trailers)
+        #expect(replayed.data == recorded.data)
+    }
+
     @Test func recordOnMissSendsThenAFreshTransportReplaysTheFile() async throws {
         let server = try TestServer()
         let har = directory.appendingPathComponent("cassette.har")

@@ -16,6 +16,10 @@ final class TransportProbe: Sendable {
         var headers: [String: String] = [:]
         var body = Data()
         var uploadProgress: [Int64] = []
+        var interimStatusCodes: [Int] = []
+        /// The trailer fields, and how many times they came.
+        var trailers: [String: String] = [:]
+        var trailerCount = 0
         var metrics: TransportMetrics?
         var error: ErrandError?
         var headCount = 0
@@ -64,6 +68,9 @@ final class TransportProbe: Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
             if state.outcome.completionCount > 0 { state.outcome.outOfOrder = true }
             switch event {
+            case .interimHead(let statusCode, _):
+                if state.outcome.headCount > 0 { state.outcome.outOfOrder = true }
+                state.outcome.interimStatusCodes.append(statusCode)
             case .responseHead(let statusCode, let headers):
                 state.outcome.headCount += 1
                 state.outcome.statusCode = statusCode
@@ -73,6 +80,10 @@ final class TransportProbe: Sendable {
                 state.outcome.body.append(chunk)
             case .uploadProgress(let sent, _):
                 state.outcome.uploadProgress.append(sent)
+            case .trailers(let trailers):
+                if state.outcome.headCount == 0 { state.outcome.outOfOrder = true }
+                state.outcome.trailers = trailers
+                state.outcome.trailerCount += 1
             case .metrics(let metrics):
                 state.outcome.metrics = metrics
             case .completed(let error):

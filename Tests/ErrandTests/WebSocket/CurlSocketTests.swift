@@ -20,7 +20,7 @@ struct CurlSocketTests {
                 case .responseHead(let status, let headers): (state.status, state.headers) = (status, headers)
                 case .body(let bytes): state.body.append(bytes)
                 case .completed(let error): state.end = .some(error)
-                case .uploadProgress, .metrics: break
+                case .interimHead, .uploadProgress, .trailers, .metrics: break
                 }
             }
         }

@@ -259,7 +259,9 @@ final class CurlLoop {
         // Both read the handle, which removing it resets.
         let metrics = transfer.metrics()
         let failure = transfer.failure(for: result)
+        let trailers = failure == nil ? transfer.trailers : [:]
         remove(transfer)
+        if !trailers.isEmpty { hop.mailbox.post(.trailers(trailers), batch: drains) }
         hop.mailbox.post(.metrics(metrics), batch: drains)
         hop.mailbox.close(with: failure, batch: drains)
     }

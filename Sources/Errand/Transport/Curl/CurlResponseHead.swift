@@ -1,19 +1,32 @@
 import Foundation
 
 /// Collects one response's status line and header fields from libcurl's header callback, one
-/// line at a time, across interim (1xx) responses.
+/// line at a time, across interim (1xx) responses, and the trailer fields that follow its body.
 package struct CurlResponseHead {
     /// The status of the response being read; `0` before its status line.
     package private(set) var statusCode = 0
     /// Field names in arrival order with their values; repeated fields keep every value.
     private(set) var fields: [(name: String, value: String)] = []
+    /// The trailer fields read after the body, in arrival order.
+    private(set) var trailerFields: [(name: String, value: String)] = []
+    /// Bytes of trailer lines taken so far, bounded by ``trailerLimit``.
+    private var trailerBytes = 0
+    /// Whether the next line must be a status line: the first of a head, and the first after an
+    /// interim head.
+    private var expectsStatusLine = true
 
     /// What a header line completed.
-    package enum Outcome {
+    package enum Outcome: Equatable {
         /// More lines to come.
         case incomplete
+        /// An interim (1xx, not 101) head ended; the final one follows.
+        case interim
         /// A final (non-1xx) response's head ended.
         case complete
+        /// The line that should have been a status line is not one (`Http/1.1 200`, `HTTP/1.1
+        /// 20`, a field before any status line): the answer is not HTTP. Carries the line, cut
+        /// to 64 printable ASCII characters, for the error.
+        case notHTTP(String)
     }
 
     /// A head with no line read yet.
@@ -24,33 +37,87 @@ package struct CurlResponseHead {
         let bytes = line.bindMemory(to: UInt8.self)
         var end = bytes.count
         while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        let text = UnsafeBufferPointer(rebasing: bytes[0..<end])
+        if expectsStatusLine {
+            guard let code = Self.statusCode(ofStatusLine: text) else { return .notHTTP(Self.printable(text)) }
+            statusCode = code
+            fields.removeAll(keepingCapacity: true)
+            expectsStatusLine = false
+            return .incomplete
+        }
         guard end > 0 else {
             // 101 switches protocols and is final; other 1xx are followed by the real response.
-            return (100..<200).contains(statusCode) && statusCode != 101 ? .incomplete : .complete
+            guard (100..<200).contains(statusCode), statusCode != 101 else { return .complete }
+            expectsStatusLine = true
+            return .interim
         }
-        let text = UnsafeBufferPointer(rebasing: bytes[0..<end])
-        if text.starts(with: Self.statusLinePrefix) {
-            statusCode = Self.statusCode(in: text)
-            fields.removeAll(keepingCapacity: true)
-        } else if Self.isBlank(text[0]), let last = fields.indices.last {
+        if Self.isBlank(text[0]), let last = fields.indices.last {
             // An obsolete folded line continues the previous field.
             fields[last].value += " " + Self.trimmed(text[...])
-        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+        } else if let field = Self.field(in: text) {
             // Room for a usual head at once, rather than growing the array field by field.
             if fields.isEmpty { fields.reserveCapacity(16) }
-            fields.append((Self.trimmed(text[..<colon]), Self.trimmed(text[(colon + 1)...])))
+            fields.append(field)
         }
         return .incomplete
     }
 
+    /// The most bytes of trailer lines a response may have, as libcurl bounds a head.
+    package static let trailerLimit = 300 << 10
+
+    /// Takes one raw trailer line, CRLF included; `false` once the trailers pass ``trailerLimit``.
+    package mutating func takeTrailer(_ line: UnsafeRawBufferPointer) -> Bool {
+        trailerBytes += line.count
+        guard trailerBytes <= Self.trailerLimit else { return false }
+        let bytes = line.bindMemory(to: UInt8.self)
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D { end -= 1 }
+        guard end > 0 else { return true }
+        let text = UnsafeBufferPointer(rebasing: bytes[0..<end])
+        if Self.isBlank(text[0]), let last = trailerFields.indices.last {
+            trailerFields[last].value += " " + Self.trimmed(text[...])
+        } else if let field = Self.field(in: text) {
+            trailerFields.append(field)
+        }
+        return true
+    }
+
+    /// The name and value of a `name: value` line; `nil` for a line without a colon.
+    private static func field(in text: UnsafeBufferPointer<UInt8>) -> (name: String, value: String)? {
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return (trimmed(text[..<colon]), trimmed(text[(colon + 1)...]))
+    }
+
+    /// The status code of `line` when it is a status line as RFC 9112 §4 has it — `HTTP/`, the
+    /// version's digits (libcurl writes `HTTP/2` for the later versions), a space, three digits
+    /// (100–999), then the end or a space and the reason — else `nil`. The name is case-sensitive:
+    /// libcurl also takes `Http/1.1`, which no server speaking HTTP sends.
+    private static func statusCode(ofStatusLine line: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard line.starts(with: statusLinePrefix) else { return nil }
+        var rest = line[statusLinePrefix.count...]
+        func isDigit(_ byte: UInt8?) -> Bool { byte.map { (0x30...0x39).contains($0) } ?? false }
+        guard isDigit(rest.first) else { return nil }
+        rest = rest.dropFirst()
+        if rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            guard isDigit(rest.first) else { return nil }
+            rest = rest.dropFirst()
+        }
+        guard rest.first == UInt8(ascii: " ") else { return nil }
+        rest = rest.dropFirst()
+        let digits = rest.prefix(3)
+        guard digits.count == 3, digits.allSatisfy({ isDigit($0) }) else { return nil }
+        rest = rest.dropFirst(3)
+        guard rest.isEmpty || rest.first == UInt8(ascii: " ") else { return nil }
+        let code = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+        return code >= 100 ? code : nil
+    }
+
     private static let statusLinePrefix = Array("HTTP/".utf8)
 
-    /// The three digits after the first space of a status line; `0` when there are none.
-    private static func statusCode(in line: UnsafeBufferPointer<UInt8>) -> Int {
-        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
-        let digits = line[(space + 1)...].prefix { (0x30...0x39).contains($0) }
-        guard digits.count == 3 else { return 0 }
-        return digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    /// `line` for an error message: printable ASCII only, at most 64 characters.
+    private static func printable(_ line: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: line.prefix(64).map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool {
@@ -67,6 +134,15 @@ package struct CurlResponseHead {
     /// The fields as one dictionary: a repeated field's values joined with ", ", as URLSession
     /// does, under the spelling of its first occurrence.
     package var headers: [String: String] {
+        Self.joined(fields)
+    }
+
+    /// The trailer fields as one dictionary, joined as ``headers`` are; empty when none came.
+    package var trailers: [String: String] {
+        Self.joined(trailerFields)
+    }
+
+    private static func joined(_ fields: [(name: String, value: String)]) -> [String: String] {
         // Sized at once: grown field by field, it was copied and rehashed three times.
         var headers = [String: String](minimumCapacity: fields.count)
         guard fields.count > Self.fieldsComparedInPlace else {

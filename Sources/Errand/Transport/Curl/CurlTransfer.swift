@@ -28,6 +28,8 @@ final class CurlTransfer {
     /// The Unix socket this hop connects to, for an `http+unix` URL.
     private let socketPath: String?
     private var head = CurlResponseHead()
+    /// Bytes of the response's head so far, interim heads included.
+    private var headBytes = 0
     private var isHeadDelivered = false
     /// Whether any byte of a response, head or body, arrived on this hop.
     private var hasResponseBytes = false
@@ -39,9 +41,9 @@ final class CurlTransfer {
     /// Paused because a streamed body has no bytes ready. Neither does the idle timeout run
     /// meanwhile: the wait is for the producer, not the network.
     private(set) var isPausedForBody = false
-    /// Why the read callback aborted the transfer: libcurl reports only that a callback did,
-    /// which would read as a cancel.
-    private(set) var uploadFailure: ErrandError?
+    /// Why a callback aborted the transfer — a body that could not be read, an answer that is not
+    /// HTTP: libcurl reports only that a callback did, which would read as a cancel.
+    private(set) var callbackFailure: ErrandError?
 
     /// Configures `easy` for `hop`, connecting as `connection` says.
     /// - Throws: ``ErrandError/fileSystem(_:)`` when the body file cannot be opened;
@@ -161,7 +163,7 @@ final class CurlTransfer {
     /// The error this hop ended with, given libcurl's `result`; `nil` for success. It names what
     /// the result code cannot: the Unix socket, a proxy that wants credentials, the client identity.
     func failure(for result: Int32) -> ErrandError? {
-        if let uploadFailure { return uploadFailure }
+        if let callbackFailure { return callbackFailure }
         guard result != ERRAND_CURLE_OK else { return nil }
         let url = hop.request.url
         let detail = errorBuffer.pointee == 0 ? CurlLibrary.describe(result) : String(cString: errorBuffer)
@@ -212,14 +214,33 @@ final class CurlTransfer {
 
     private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
         hasResponseBytes = true
-        // Trailers after the head, and everything of a redirect, are not the caller's.
-        guard !isHeadDelivered, redirect == nil else {
+        // Everything of a redirect is not the caller's.
+        guard redirect == nil else {
             lastActivity = .now()
             return line.count
         }
+        guard !isHeadDelivered else {
+            lastActivity = .now()
+            guard head.takeTrailer(line) else {
+                return abort(with: "its trailer fields are longer than \(CurlResponseHead.trailerLimit >> 10) KiB")
+            }
+            return line.count
+        }
+        headBytes += line.count
+        guard headBytes <= HandshakeAnswerReader.headLimit else {
+            return abort(
+                with: "its head, interim heads included, is longer than \(HandshakeAnswerReader.headLimit >> 10) KiB")
+        }
         // Until its head is complete a response has shown no progress: a server trickling header
         // lines forever must still meet the idle timeout, as under URLSession on Linux.
-        guard head.take(line) == .complete else { return line.count }
+        switch head.take(line) {
+        case .incomplete: return line.count
+        case .interim:
+            hop.mailbox.post(.interimHead(statusCode: head.statusCode, headers: head.headers), batch: drains)
+            return line.count
+        case .notHTTP(let text): return abort(with: "it does not begin with an HTTP status line but with \"\(text)\"")
+        case .complete: break
+        }
         lastActivity = .now()
         let setCookies = head.values(of: "Set-Cookie")
         if RedirectPolicy.isRedirect(head.statusCode), let location = head.values(of: "Location").first {
@@ -241,6 +262,21 @@ final class CurlTransfer {
         return line.count
     }
 
+    /// Fails the transfer as a bad server response, saying why; what the header callback then returns.
+    private func abort(with reason: String) -> Int {
+        callbackFailure = .transport(
+            URLError(
+                .badServerResponse,
+                userInfo: [
+                    NSURLErrorFailingURLErrorKey: hop.request.url,
+                    NSLocalizedDescriptionKey: "the server's answer is not valid HTTP: \(reason)",
+                ]))
+        return 0
+    }
+
+    /// The trailer fields that followed the body; empty when none came.
+    var trailers: [String: String] { head.trailers }
+
     private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         hasResponseBytes = true
         lastActivity = .now()
@@ -259,7 +295,7 @@ final class CurlTransfer {
         do throws(ErrandError) {
             ready = try upload.read(into: buffer)
         } catch {
-            uploadFailure = error
+            callbackFailure = error
             return Int(ERRAND_CURL_READFUNC_ABORT)
         }
         guard let count = ready else {
@@ -281,7 +317,7 @@ final class CurlTransfer {
             // libcurl rewinds to resend on a new connection, and would report only that it could not.
             if upload?.isProduced == true {
                 let reason = "the connection closed while the streamed body was being sent, which cannot be sent again"
-                uploadFailure = .transport(
+                callbackFailure = .transport(
                     URLError(
                         .networkConnectionLost,
                         userInfo: [NSURLErrorFailingURLErrorKey: hop.request.url, NSLocalizedDescriptionKey: reason]))
@@ -317,7 +353,38 @@ final class CurlTransfer {
         }
         configureCallbacks()
         configureMethod(request.method.uppercased())
+        if upload?.hasTrailers == true { try configureTrailers() }
         configureHeaders(request)
+    }
+
+    /// A body with trailer fields goes out chunked over HTTP/1.1: libcurl sends trailers in no
+    /// other framing.
+    private func configureTrailers() throws(ErrandError) {
+        let url = hop.request.url
+        if connection.httpVersion == .http2PriorKnowledge, url.scheme?.lowercased() != "https" {
+            let reason =
+                "a streamed body's trailer fields can be sent only over HTTP/1.1, and ConnectionOptions.httpVersion"
+                + " asks for HTTP/2 with prior knowledge"
+            throw .transport(
+                URLError(
+                    .unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
+        }
+        setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_1_1))
+        _ = errand_curl_easy_setopt_off(easy, ERRAND_CURLOPT_INFILESIZE_LARGE, -1)
+        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_TRAILERDATA, Unmanaged.passUnretained(self).toOpaque())
+        _ = errand_curl_easy_setopt_trailer_callback(easy, ERRAND_CURLOPT_TRAILERFUNCTION) { list, context in
+            guard let list, let context else { return ERRAND_CURL_TRAILERFUNC_ABORT }
+            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().appendTrailers(to: list)
+            return ERRAND_CURL_TRAILERFUNC_OK
+        }
+    }
+
+    /// Called by libcurl after the body's last byte: the fields the pump checked once the stream ended.
+    private func appendTrailers(to list: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
+        for (name, value) in upload?.trailers ?? [:] {
+            // libcurl sends only lines with a space after the colon, and frees the list itself.
+            list.pointee = errand_curl_slist_append(list.pointee, "\(name): \(value)") ?? list.pointee
+        }
     }
 
     private func configureCallbacks() {

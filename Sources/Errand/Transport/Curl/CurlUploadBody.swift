@@ -59,6 +59,18 @@ final class CurlUploadBody {
         if case .file(let descriptor) = source { close(descriptor) }
     }
 
+    /// Whether the body ends with trailer fields, and so goes out chunked.
+    var hasTrailers: Bool {
+        if case .stream(let pump) = source { return pump.hasTrailers }
+        return false
+    }
+
+    /// The trailer fields to send once ``read(into:)`` returned `0`.
+    var trailers: [String: String] {
+        if case .stream(let pump) = source { return pump.trailers }
+        return [:]
+    }
+
     /// Whether the body is produced while it is sent, and so cannot be sent again.
     var isProduced: Bool {
         if case .stream = source { return true }

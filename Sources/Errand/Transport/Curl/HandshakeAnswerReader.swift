@@ -106,6 +106,7 @@ package struct HandshakeAnswerReader {
         let outcome = line.withUnsafeBytes { head.take($0) }
         line.removeAll(keepingCapacity: true)
         let rest = bytes[(newline + 1)...]
+        if case .notHTTP = outcome { throw .badServerResponse }
         guard case .complete = outcome else { return rest }
         try headEnded(into: &events)
         if case .upgraded = step, !rest.isEmpty { events.append(.upgraded(Data(rest))) }
@@ -119,7 +120,6 @@ package struct HandshakeAnswerReader {
 
     private mutating func headEnded(into events: inout [Event]) throws(Failure) {
         let statusCode = head.statusCode
-        guard statusCode > 0 else { throw .badServerResponse }
         events.append(.head(statusCode: statusCode, headers: head.headers))
         if statusCode == 101 {
             step = .upgraded
