@@ -18,7 +18,7 @@ struct Plan: Sendable {
         OverheadBenchmarks.names + MonitorBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names
         + RevalidationBenchmarks.names + ComposeBenchmarks.names
         + HandOffBenchmarks.names + LoopbackBenchmarks.names + ConnectionBenchmarks.names
-        + TransferBenchmarks.names + StreamBenchmarks.names + WebSocketBenchmarks.names + [SoakBenchmark.name]
+        + TransferBenchmarks.names + ResumedUploadBenchmark.names + StreamBenchmarks.names + WebSocketBenchmarks.names + [SoakBenchmark.name]
 
     var only: [String] = []
     var iterations: Int?

@@ -58,6 +58,7 @@ if plan.only.allSatisfy({ $0 == SoakBenchmark.name }) && plan.includes(SoakBench
 let progress: (String) -> Void = { FileHandle.standardError.write(Data("  running \($0)\n".utf8)) }
 var results: [Measurement] = []
 var transfers: [FreshProcess.Result] = []
+var resumedUploads: [ResumedUploadBenchmark.Row] = []
 var streams = StreamBenchmarks.Report()
 var connections = ConnectionBenchmarks.Report()
 var sockets = WebSocketBenchmarks.Report()
@@ -72,6 +73,7 @@ do {
     results += try await LoopbackBenchmarks.run(plan, progress: progress)
     connections = try await ConnectionBenchmarks.run(plan, progress: progress)
     transfers = try await TransferBenchmarks.run(plan, progress: progress)
+    resumedUploads = try await ResumedUploadBenchmark.run(plan, progress: progress)
     streams = try await StreamBenchmarks.run(plan, progress: progress)
     sockets = try await WebSocketBenchmarks.run(plan, progress: progress)
     results += sockets.measurements
@@ -126,6 +128,10 @@ if !bareCurlSummary.isEmpty {
 if !connections.rows.isEmpty || connections.skipped != nil {
     print()
     print(ConnectionBenchmarks.table(connections))
+}
+if !resumedUploads.isEmpty {
+    print()
+    print(ResumedUploadBenchmark.table(resumedUploads))
 }
 if !streams.latencies.isEmpty || !streams.rates.isEmpty {
     print()

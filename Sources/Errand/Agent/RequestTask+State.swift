@@ -39,6 +39,7 @@ extension RequestTask {
         var deliveryPredecessor: DispatchGroup?
         var waiters: [CheckedContinuation<Result<Response, ErrandError>, Never>] = []
         var download: DownloadReceiver?
+        var upload: ResumableUpload?
         var stream: StreamReceiver?
         var bodyFiles = TemporaryBodyFiles()
         /// What the debug log adds to the task's line, each once: a credential withheld, say.

@@ -158,6 +158,12 @@ public final class RequestTask: Sendable {
         set { state[\.download] = newValue }
     }
 
+    /// What a resumable upload's attempts ask; set before the first attempt.
+    var upload: ResumableUpload? {
+        get { state[\.upload] }
+        set { state[\.upload] = newValue }
+    }
+
     /// Where a streamed request's body goes; set before the first attempt.
     var stream: StreamReceiver? {
         get { state[\.stream] }

@@ -35,10 +35,11 @@ package struct HAREntryBuilder: Sendable {
                 note: "The body was streamed (BodyStream) as it was sent, so it was not recorded.")
         }
         guard let file = request.bodyFileURL else { return SentBody() }
-        let size = Self.fileSize(file)
+        let size = max(-1, Self.fileSize(file) - Int(clamping: request.bodyFileOffset))
         do {
             let handle = try FileHandle(forReadingFrom: file)
             defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(max(0, request.bodyFileOffset)))
             let bytes = try handle.read(upToCount: max(maximumBodySize, 0) + 1) ?? Data()
             return SentBody(bytes: bytes, size: max(size, bytes.count))
         } catch {

@@ -105,6 +105,7 @@ final class RequestPipeline: Sendable {
         for (name, value) in task.stream?.headers ?? [:] {
             built.request.headers.setHeaderField(name, value)
         }
+        if let path = plan.resumableUploadPath { return attachUpload(to: task, plan, built.request, path: path) }
         // With no interceptor to adapt it, the request as built is the request as sent.
         guard !plan.choosesVariantAsSent || !plan.interceptors.isEmpty || built.largeMultipartBody != nil else {
             return chooseVariant(task, plan, built.request) { [self] plan, request in
@@ -154,22 +155,8 @@ final class RequestPipeline: Sendable {
 
     // MARK: Attempts
 
-    /// Gives a GET with a `resumableDownloadPath` its partial file, claiming the target path.
-    private func attachDownload(to task: RequestTask, target: String?, url: URL) throws(ErrandError) {
-        guard let target else { return }
-        let partial = try PartialDownload(targetPath: target, url: url)
-        do {
-            try scheduler.claimDownloadTarget(partial.targetURL.path, for: task)
-        } catch .taken {
-            throw .fileSystem("download to \(partial.targetURL.path): another download to this file is running")
-        } catch {
-            return  // Cancelled meanwhile: it has finished.
-        }
-        task.download = DownloadReceiver(partial: partial, progress: task.progress)
-    }
-
     /// Waits for a slot, then adapts and sends one attempt.
-    private func enqueue(_ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest) {
+    func enqueue(_ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest) {
         scheduler.enqueue(task, priority: plan.priority, bypassingLimit: plan.isInterceptorWork) { [self] in
             guard !plan.interceptors.isEmpty else { return send(task, plan, request, adapted: request) }
             task.wait {
@@ -190,7 +177,8 @@ final class RequestPipeline: Sendable {
     {
         let outgoing: TransportRequest
         do {
-            outgoing = try HeaderFieldCheck.checked(task.download?.prepare(adapted) ?? adapted).markingSecretHeaders()
+            let prepared = task.download?.prepare(adapted) ?? task.upload?.prepare(adapted) ?? adapted
+            outgoing = try HeaderFieldCheck.checked(prepared).markingSecretHeaders()
         } catch {
             return finish(task, response: nil, error: error)
         }
@@ -201,8 +189,7 @@ final class RequestPipeline: Sendable {
     private func transmit(
         _ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, _ outgoing: TransportRequest
     ) {
-        let download = task.download
-        let stream = task.stream
+        let (download, upload, stream) = (task.download, task.upload, task.stream)
         guard let attempt = task.beginAttempt(outgoing) else {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
@@ -210,7 +197,7 @@ final class RequestPipeline: Sendable {
         // An `async` caller judges its own response on its task. Unless a cache entry is to be
         // stored, that leaves this closure only recording what arrives, and then, when neither
         // monitors nor a body file need it, the transport may run it on its own thread.
-        let caller = plan.cache == nil && download == nil && stream == nil ? task.awaitingCaller : nil
+        let caller = plan.cache == nil && download == nil && upload == nil && stream == nil ? task.awaitingCaller : nil
         let deliversDirectly =
             caller != nil && task.monitors.isEmpty && outgoing.bodyFileURL == nil && outgoing.bodyStream == nil
         let events: @Sendable (TransportEvent) -> Void = { [self] event in
@@ -228,7 +215,8 @@ final class RequestPipeline: Sendable {
             let disposition =
                 stream?.receive(
                     event, task: task, rules: plan.rules, maximumEventSize: plan.maximumResponseSize,
-                    refusedBodyLimit: plan.refusedStreamBodyLimit) ?? download?.receive(event) ?? .record(event)
+                    refusedBodyLimit: plan.refusedStreamBodyLimit) ?? download?.receive(event) ?? upload?.receive(event)
+                ?? .record(event)
             switch disposition {
             case .record(let event):
                 // A body that goes to a file or a stream's consumer is not held, so not limited;
@@ -301,6 +289,7 @@ final class RequestPipeline: Sendable {
             // A cancel while the file was concluded did not finish the task: it ends here.
             if task.concluded() { error = .cancelled }
         }
+        if let upload = task.upload { (response, error) = upload.conclude(response, error: error) }
         // A stream's body was its consumer's: nothing is left for interceptors to judge, and
         // once a byte was handed out, sending again would hand it out twice.
         if task.stream?.hasHandedOutBody == true {

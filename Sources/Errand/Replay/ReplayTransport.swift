@@ -136,7 +136,10 @@ public final class ReplayTransport: Transport {
     private func body(of request: TransportRequest) -> Data? {
         guard matching == .methodURLAndBody else { return nil }
         if let body = request.body { return body }
-        if let file = request.bodyFileURL { return try? Data(contentsOf: file) }
+        if let file = request.bodyFileURL {
+            guard let whole = try? Data(contentsOf: file) else { return nil }
+            return Data(whole.dropFirst(Int(clamping: max(0, request.bodyFileOffset))))
+        }
         return request.bodyStream == nil ? Data() : nil
     }
 

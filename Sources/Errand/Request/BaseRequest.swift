@@ -137,6 +137,19 @@ public protocol BaseRequest: Sendable {
     /// `application/octet-stream` unless ``headers`` names one. Default `nil`.
     var uploadBody: UploadBody? { get }
 
+    /// A file path whose bytes a POST, PUT or PATCH uploads as its body, resumably (the IETF
+    /// draft "Resumable Uploads for HTTP"). Default `nil`.
+    ///
+    /// The request offers the server to resume (`Upload-Complete: ?1`, `Upload-Length`); one that
+    /// takes the offer answers `104 Upload Resumption Supported` with the upload's own URL on the
+    /// same origin, which is kept in a file (owner-only) under ``NetworkConfig/cacheDirectory``.
+    /// After a dropped connection, a timeout or a `5xx` the request asks that URL for the offset
+    /// the server holds (`HEAD`) and sends only the rest (`PATCH`, `Upload-Offset`); after a
+    /// cancel or a restart of the app, the next start of an equal request does the same. A server
+    /// that does not take the offer gets an ordinary upload. Not with ``uploadBody``; see
+    /// <doc:Transfers>.
+    var resumableUploadPath: String? { get }
+
     /// Called on ``NetworkConfig/callbackQueue`` as the body is sent, newest value only when
     /// calls would queue up; the last value's bytes equal the body's size. Default `nil`.
     /// ``RequestTask/uploadProgress`` is the `async` form.
@@ -236,6 +249,8 @@ extension BaseRequest {
     public var constructingBody: (@Sendable (inout MultipartFormData) -> Void)? { nil }
     /// Default: `nil`.
     public var uploadBody: UploadBody? { nil }
+    /// Default: `nil`.
+    public var resumableUploadPath: String? { nil }
     /// Default: `nil`.
     public var uploadProgress: (@Sendable (TransferProgress) -> Void)? { nil }
     /// Default: `nil`.

@@ -9,6 +9,8 @@ struct RequestPlan: Sendable {
     let interceptors: InterceptorChain
     /// The path a GET downloads to.
     let downloadTarget: String?
+    /// The file a POST, PUT or PATCH uploads resumably.
+    let resumableUploadPath: String?
     let priority: RequestPriority
     /// The most bytes the body may have in memory.
     let maximumResponseSize: Int
@@ -50,6 +52,7 @@ struct RequestPlan: Sendable {
         rules = ResponseRules(request: request, upgradesToWebSocket: upgradesToWebSocket)
         interceptors = InterceptorChain(request: request, config: config)
         downloadTarget = request.method == .get && !streams ? request.resumableDownloadPath : nil
+        resumableUploadPath = try Self.resumableUploadPath(of: request, streams: streams)
         priority = request.priority
         maximumResponseSize = request.maximumResponseSize ?? config.maximumResponseSize
         refusedStreamBodyLimit = streams && !upgradesToWebSocket ? request.maximumResponseSize : nil
@@ -57,6 +60,22 @@ struct RequestPlan: Sendable {
         coalesces = request.coalescesDuplicates && downloadTarget == nil && !streams && !Self.streamsBody(request)
         isOffline = config.isOffline || (request.cachePolicy == .cacheOnly && !streams)
         self.streams = streams
+    }
+
+    /// `request`'s ``BaseRequest/resumableUploadPath``.
+    /// - Throws: ``ErrandError/serialization(_:)`` for a method without a body or a stream,
+    ///   which would silently send no file, or resume a body the consumer already read.
+    private static func resumableUploadPath(of request: any BaseRequest, streams: Bool) throws(ErrandError) -> String? {
+        guard let path = request.resumableUploadPath else { return nil }
+        guard !request.method.encodesArgumentsInQuery else {
+            throw .serialization(
+                "\(type(of: request)) sets resumableUploadPath on a \(request.method.rawValue), which has no body:"
+                    + " use POST, PUT or PATCH")
+        }
+        guard !streams else {
+            throw .serialization("\(type(of: request)) sets resumableUploadPath: its response cannot be streamed")
+        }
+        return path
     }
 
     /// Whether `request`'s body is produced while it is sent (``UploadBody/stream(_:length:)``).

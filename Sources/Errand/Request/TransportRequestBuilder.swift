@@ -24,7 +24,7 @@ enum TransportRequestBuilder {
             return Output(request: try transportRequest(from: custom))
         }
         let sendsBody = !request.method.encodesArgumentsInQuery
-        let uploadBody = sendsBody ? request.uploadBody : nil
+        let uploadBody = sendsBody ? try Self.uploadBody(of: request) : nil
         let queryArguments = !sendsBody || uploadBody != nil ? request.arguments : nil
         let query = try queryArguments.map { arguments throws(ErrandError) in
             try ArgumentValue.object(arguments).formEncoded
@@ -65,6 +65,17 @@ enum TransportRequestBuilder {
         }
         UserAgent.addDefault(to: &output.request.headers, config: config, sessionSetsUserAgent: sessionSetsUserAgent)
         return output
+    }
+
+    /// The request's ``BaseRequest/uploadBody``, or the file of its ``BaseRequest/resumableUploadPath``.
+    /// - Throws: ``ErrandError/serialization(_:)`` when it has both.
+    private static func uploadBody(of request: any BaseRequest) throws(ErrandError) -> UploadBody? {
+        guard let path = request.resumableUploadPath else { return request.uploadBody }
+        guard request.uploadBody == nil else {
+            throw .serialization(
+                "\(type(of: request)) sets both uploadBody and resumableUploadPath: the body is one or the other")
+        }
+        return .file(URL(fileURLWithPath: path))
     }
 
     private static func addBody(_ body: UploadBody, to request: inout TransportRequest) throws(ErrandError) {

@@ -13,4 +13,11 @@ extension Dictionary where Key == String, Value == String {
         }
         self[name] = value
     }
+
+    /// Removes a header field under every spelling of its name.
+    mutating func removeHeaderField(_ name: String) {
+        for spelling in keys where spelling.equalsIgnoringASCIICase(name) {
+            self[spelling] = nil
+        }
+    }
 }

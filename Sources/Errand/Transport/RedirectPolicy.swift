@@ -43,6 +43,7 @@ struct RedirectPolicy: Sendable {
             next.method = "GET"
             next.body = nil
             next.bodyFileURL = nil
+            next.bodyFileOffset = 0
             next.bodyStream = nil
             next.headers = next.headers.filter { !["content-type", "content-length"].contains($0.key.lowercased()) }
         }

@@ -19,6 +19,9 @@ public struct TransportRequest: Sendable, Equatable {
     public var body: Data?
     /// A file whose bytes are the body, streamed from disk; when set, ``body`` is `nil`.
     public var bodyFileURL: URL?
+    /// Where the body starts in ``bodyFileURL``, in bytes: a resumed upload sends the rest of
+    /// its file. Default `0`.
+    public var bodyFileOffset: Int64 = 0
     /// A body produced while it is sent, read once (``UploadBody/stream(_:length:)``); when set,
     /// ``body`` and ``bodyFileURL`` are `nil`. A transport that cannot send it fails the request
     /// saying so. Default `nil`.

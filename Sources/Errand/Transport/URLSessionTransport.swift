@@ -189,11 +189,16 @@ public final class URLSessionTransport: Transport {
                     return events(.completed(error))
                 }
             }
-            let urlRequest = Self.urlRequest(for: request)
+            var urlRequest = Self.urlRequest(for: request)
             // An upload task streams the file from disk; a body in `httpBody` would be read whole.
+            // The rest of a file, from an offset, streams from an input stream moved there.
+            let file = request.bodyFileURL.flatMap { request.bodyFileOffset > 0 ? nil : $0 }
+            if let rest = request.bodyFileURL, request.bodyFileOffset > 0, let stream = InputStream(url: rest) {
+                _ = stream.setProperty(NSNumber(value: request.bodyFileOffset), forKey: .fileCurrentOffsetKey)
+                urlRequest.httpBodyStream = stream
+            }
             let task =
-                request.bodyFileURL.map { session.uploadTask(with: urlRequest, fromFile: $0) }
-                ?? session.dataTask(with: urlRequest)
+                file.map { session.uploadTask(with: urlRequest, fromFile: $0) } ?? session.dataTask(with: urlRequest)
             router.register(
                 task, idleTimeout: request.timeoutInterval, deadline: deadline, redirectCount: hop.redirectCount
             ) {

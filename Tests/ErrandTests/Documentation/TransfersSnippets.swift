@@ -35,6 +35,23 @@ enum TransfersSnippets {
     }
 
     // snippet: Transfers.md
+    struct PublishVideoApi: BaseRequest {
+        let video: URL
+        var url: String { "/v1/videos" }
+        var method: HTTPMethod { .post }
+        var headers: [String: String] { ["Content-Type": "video/mp4"] }
+        var resumableUploadPath: String? { video.path }
+    }
+    // end snippet
+
+    static func publish(_ recording: URL) async throws {
+        // snippet: Transfers.md
+        let published = try await PublishVideoApi(video: recording).response()
+        // end snippet
+        _ = published
+    }
+
+    // snippet: Transfers.md
     struct AvatarApi: BaseRequest {
         let photo: URL
         var url: String { "/me/avatar" }

@@ -64,7 +64,7 @@ final class CurlTransfer {
         if let pump = hop.bodyPump {
             upload = CurlUploadBody(pump: pump)
         } else if let file = request.bodyFileURL {
-            upload = try CurlUploadBody(fileURL: file)
+            upload = try CurlUploadBody(fileURL: file, from: request.bodyFileOffset)
         } else if let body = request.body {
             upload = CurlUploadBody(data: body)
         } else {

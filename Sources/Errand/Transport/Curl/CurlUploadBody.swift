@@ -12,7 +12,8 @@ import Foundation
 final class CurlUploadBody {
     private enum Source {
         case data(Data)
-        case file(descriptor: Int32)
+        /// The body is the file from `start` on.
+        case file(descriptor: Int32, start: Int64)
         case stream(BodyStreamPump)
     }
 
@@ -31,9 +32,10 @@ final class CurlUploadBody {
         size = Int64(data.count)
     }
 
-    /// Opens the file at `url` for streaming.
-    /// - Throws: ``ErrandError/fileSystem(_:)`` when it cannot be opened or measured.
-    init(fileURL url: URL) throws(ErrandError) {
+    /// Opens the file at `url` for streaming, from `start` bytes in.
+    /// - Throws: ``ErrandError/fileSystem(_:)`` when it cannot be opened or measured, or is
+    ///   shorter than `start`.
+    init(fileURL url: URL, from start: Int64 = 0) throws(ErrandError) {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw .fileSystem("Cannot open the upload body \(url.path): \(String(cString: strerror(errno)))")
@@ -43,9 +45,14 @@ final class CurlUploadBody {
             close(descriptor)
             throw .fileSystem("Cannot measure the upload body \(url.path): \(String(cString: strerror(errno)))")
         }
-        source = .file(descriptor: descriptor)
+        guard start >= 0, start <= Int64(status.st_size) else {
+            close(descriptor)
+            throw .fileSystem(
+                "Cannot send the upload body \(url.path) from byte \(start): the file has \(status.st_size) bytes")
+        }
+        source = .file(descriptor: descriptor, start: start)
         fileURL = url
-        size = Int64(status.st_size)
+        size = Int64(status.st_size) - start
     }
 
     /// The bytes `pump` holds ready, as its stream produces them.
@@ -56,7 +63,7 @@ final class CurlUploadBody {
     }
 
     deinit {
-        if case .file(let descriptor) = source { close(descriptor) }
+        if case .file(let descriptor, _) = source { close(descriptor) }
     }
 
     /// Whether the body ends with trailer fields, and so goes out chunked.
@@ -90,9 +97,11 @@ final class CurlUploadBody {
             count = min(buffer.count, data.endIndex - start)
             guard count > 0 else { return 0 }
             data.copyBytes(to: buffer.bindMemory(to: UInt8.self), from: start..<start + count)
-        case .file(let descriptor):
+        case .file(let descriptor, let start):
             guard let base = buffer.baseAddress else { return 0 }
-            count = pread(descriptor, base, buffer.count, off_t(offset))
+            // A file that grew since it was measured must not lengthen a body of declared size.
+            let remaining = Int(clamping: max(0, (size ?? 0) - offset))
+            count = pread(descriptor, base, min(buffer.count, remaining), off_t(start + offset))
             guard count >= 0 else {
                 let path = fileURL?.path ?? "?"
                 throw .fileSystem("Cannot read the upload body \(path): \(String(cString: strerror(errno)))")
