@@ -95,18 +95,20 @@ final class BodyStreamPump: Sendable {
     /// Stops reading the stream, whose producer's `onTermination` then runs with `.cancelled`;
     /// later reads fail. Ends the stream also when it was never started. Safe to call again.
     func stop() {
-        let (pumping, room, isStarted) = state.withLock { state in
+        let (pumping, room, isStarted, wakes) = state.withLock { state in
             state.isStopped = true
             state.failure = state.failure ?? .cancelled
             state.chunks = []
             state.head = 0
             state.buffered = 0
             defer { state.room = nil }
-            return (state.pumping, state.room, state.isStarted)
+            return (state.pumping, state.room, state.isStarted, Self.takeWake(&state))
         }
         room?.resume()
         pumping?.cancel()
         if !isStarted { body.discard() }
+        // A transfer waiting for bytes reads the failure, and ends, rather than wait on.
+        if wakes { wake() }
     }
 
     /// Copies the next bytes into `buffer`, never waiting.

@@ -21,6 +21,10 @@ public enum UploadBody: Sendable, Equatable {
     /// the body goes out chunked (`Transfer-Encoding: chunked` on HTTP/1.1). Upload progress is
     /// reported as for a file, its last value's total the bytes sent.
     ///
+    /// A response that ends before the body does ends the request there, and the stream with it
+    /// (its `onTermination` runs with `.cancelled`). The response's body arrives as the server sent
+    /// it: the request asks for no content coding, as libcurl could not otherwise tell where it ends.
+    ///
     /// The stream is read once, so such a request is never retried (interceptors are not asked),
     /// never shares a call with an identical one, and fails with
     /// ``ErrandError/redirectRefused(_:)`` on a 307 or 308 redirect, which would need the body again.

@@ -344,6 +344,33 @@ struct HTTPClientConformanceTests {
         #expect(chunks == 1000)
     }
 
+    /// The server ends its response while the request body is still open: the stream ends
+    /// there, and only then does its consumer end the request body it feeds.
+    @Test func aResponseThatEndsBeforeItsRequestBodyEndsTheStream() async throws {
+        let (heard, hear) = AsyncStream<Void>.makeStream()
+        let ended = Locked<AsyncStream<Data>.Continuation.Termination?>(nil)
+        var call = Call("speak", method: .post)
+        call.uploadBody = .stream(
+            AsyncStream { continuation in
+                continuation.onTermination = { termination in ended[\.self] = termination }
+                Task {
+                    for await _ in heard { continuation.yield(Data("A".utf8)) }
+                    continuation.finish()
+                }
+            }, length: nil)
+        let stream = try await agent.stream(call)
+        var chunks = 0
+        for try await chunk in stream {
+            #expect(chunk == Data("A".utf8))
+            chunks += 1
+            hear.yield()
+        }
+        hear.finish()
+        #expect(chunks == 1000)
+        #expect(stream.task.error == nil)
+        try await eventually { ended[\.self] != nil }
+    }
+
     @Test func trailersAreReadAfterTheBody() async throws {
         let response = try await agent.response(Call("trailers"))
         #expect(response.string == "Response body")

@@ -24,6 +24,9 @@ package struct ChunkedBodyDecoder: Sendable {
 
     private var step = Step.size
     private var line: [UInt8] = []
+    /// The trailer section's lines, CRLF removed, in order, bounded by ``CurlResponseHead/trailerLimit``.
+    package private(set) var trailerLines: [[UInt8]] = []
+    private var trailerBytes = 0
 
     package init() {}
 
@@ -92,7 +95,13 @@ package struct ChunkedBodyDecoder: Sendable {
             step = .size
             return true
         case .trailer:
-            if line.isEmpty { step = .ended }
+            guard !line.isEmpty else {
+                step = .ended
+                return true
+            }
+            trailerBytes += line.count + 2
+            guard trailerBytes <= CurlResponseHead.trailerLimit else { return false }
+            trailerLines.append(line)
             return true
         case .data, .ended, .malformed:
             return true

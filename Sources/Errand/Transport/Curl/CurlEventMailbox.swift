@@ -88,11 +88,30 @@ final class CurlEventMailbox: Sendable {
         postBody(count: bytes.count, batch: batch) { bytes }
     }
 
-    /// Copies the chunk (`chunk`) only once it is accepted.
-    private func postBody(count: Int, batch: CurlDrainBatch, _ chunk: () -> Data) -> Bool {
+    /// Posts the pieces `decode` makes of raw body bytes unless the consumer is too far behind;
+    /// then `false`, `decode` is not called, and libcurl hands the same bytes over again later.
+    func postBody(batch: CurlDrainBatch, decoding decode: () -> [Data]) -> Bool {
+        let hasRoom = state.withLock { state -> Bool in
+            guard !state.isClosed else { return true }
+            guard state.unconsumedBytes < pauseThreshold, !state.isHeld else {
+                state.wantsResume = true
+                return false
+            }
+            return true
+        }
+        guard hasRoom else { return false }
+        for piece in decode() where !piece.isEmpty {
+            _ = postBody(count: piece.count, batch: batch, forced: true) { piece }
+        }
+        return true
+    }
+
+    /// Copies the chunk (`chunk`) only once it is accepted; `forced`, it is accepted whatever
+    /// the consumer's lag, as bytes already taken from libcurl must be.
+    private func postBody(count: Int, batch: CurlDrainBatch, forced: Bool = false, _ chunk: () -> Data) -> Bool {
         let accepted = state.withLock { state -> Bool in
             if state.isClosed { return true }
-            guard state.unconsumedBytes < pauseThreshold, !state.isHeld else {
+            guard forced || (state.unconsumedBytes < pauseThreshold && !state.isHeld) else {
                 state.wantsResume = true
                 return false
             }

@@ -17,19 +17,24 @@ final class CurlTransfer {
     /// Where the hop's deliveries wait for the end of the loop's turn.
     private let drains: CurlDrainBatch
     private let cookies: CurlCookies
-    private let connection: CurlConnectionSettings
+    let connection: CurlConnectionSettings
     /// The trusted roots' PEM bytes, owned by the curl loop, which outlives every transfer.
-    private let certificateBundle: UnsafeRawBufferPointer?
-    private let upload: CurlUploadBody?
-    private var headerList: UnsafeMutableRawPointer?
-    private var resolveList: UnsafeMutableRawPointer?
+    let certificateBundle: UnsafeRawBufferPointer?
+    let upload: CurlUploadBody?
+    var headerList: UnsafeMutableRawPointer?
+    var resolveList: UnsafeMutableRawPointer?
     /// Where libcurl writes what went wrong, in more detail than its result code says.
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(ERRAND_CURL_ERROR_SIZE))
+    let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(ERRAND_CURL_ERROR_SIZE))
     /// The Unix socket this hop connects to, for an `http+unix` URL.
     private let socketPath: String?
     private var head = CurlResponseHead()
     /// Bytes of the response's head so far, interim heads included.
     private var headBytes = 0
+    /// For a body produced while it is sent, the response body's framing, read here: its end
+    /// may come before the request body's, and libcurl would not end the transfer there.
+    private var bodyFraming: CurlBodyFraming?
+    /// The response ended, and was reported, before the request body did.
+    private var hasEndedFirst = false
     private var isHeadDelivered = false
     /// Whether any byte of a response, head or body, arrived on this hop.
     private var hasResponseBytes = false
@@ -212,7 +217,7 @@ final class CurlTransfer {
 
     // MARK: Callbacks, on the curl thread
 
-    private func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+    func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
         hasResponseBytes = true
         // Everything of a redirect is not the caller's.
         guard redirect == nil else {
@@ -259,7 +264,26 @@ final class CurlTransfer {
             }
         }
         hop.mailbox.post(.responseHead(statusCode: head.statusCode, headers: head.headers), batch: drains)
+        if hop.bodyPump != nil {
+            let framing = CurlBodyFraming(
+                statusCode: head.statusCode, head: head, method: hop.request.method.uppercased())
+            bodyFraming = framing
+            if framing.hasNoBody { endBeforeTheRequestBody() }
+        }
         return line.count
+    }
+
+    /// Reports the response whole while the request body may still be going out: the consumer
+    /// that waits for the response's end to end the request body would otherwise wait forever.
+    /// Closing the mailbox stops the body's producer; the transfer then ends as libcurl reads that.
+    private func endBeforeTheRequestBody() {
+        hasEndedFirst = true
+        for line in bodyFraming?.trailerLines ?? [] {
+            _ = (line + [0x0D, 0x0A]).withUnsafeBytes { head.takeTrailer($0) }
+        }
+        if !head.trailers.isEmpty { hop.mailbox.post(.trailers(head.trailers), batch: drains) }
+        hop.mailbox.post(.metrics(metrics()), batch: drains)
+        hop.mailbox.close(with: nil, batch: drains)
     }
 
     /// Fails the transfer as a bad server response, saying why; what the header callback then returns.
@@ -277,10 +301,27 @@ final class CurlTransfer {
     /// The trailer fields that followed the body; empty when none came.
     var trailers: [String: String] { head.trailers }
 
-    private func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         hasResponseBytes = true
         lastActivity = .now()
         guard redirect == nil else { return bytes.count }
+        if var framing = bodyFraming {
+            // What follows a body that ended is not the caller's.
+            guard !hasEndedFirst else { return bytes.count }
+            var taken = CurlBodyFraming.Taken()
+            let accepted = hop.mailbox.postBody(batch: drains) {
+                taken = framing.take(bytes)
+                return taken.pieces
+            }
+            bodyFraming = framing
+            guard accepted else {
+                isPausedForConsumer = true
+                return Int(ERRAND_CURL_WRITEFUNC_PAUSE)
+            }
+            if taken.isMalformed { return abort(with: "its chunked body is malformed") }
+            if taken.hasEnded { endBeforeTheRequestBody() }
+            return bytes.count
+        }
         guard hop.mailbox.postBody(bytes, batch: drains) else {
             isPausedForConsumer = true
             return Int(ERRAND_CURL_WRITEFUNC_PAUSE)
@@ -288,7 +329,7 @@ final class CurlTransfer {
         return bytes.count
     }
 
-    private func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    func sendBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         lastActivity = .now()
         guard let upload else { return Int(ERRAND_CURL_READFUNC_ABORT) }
         let ready: Int?
@@ -312,7 +353,7 @@ final class CurlTransfer {
         return count
     }
 
-    private func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
+    func rewindBody(to offset: Int64, origin: Int32) -> Int32 {
         guard origin == SEEK_SET, let upload, upload.seek(to: offset) else {
             // libcurl rewinds to resend on a new connection, and would report only that it could not.
             if upload?.isProduced == true {
@@ -325,143 +366,5 @@ final class CurlTransfer {
             return ERRAND_CURL_SEEKFUNC_CANTSEEK
         }
         return ERRAND_CURL_SEEKFUNC_OK
-    }
-
-    // MARK: Configuration
-
-    /// - Throws: ``ErrandError/transport(_:)`` when libcurl refuses an option that checks the
-    ///   server: a request is never sent with less checking than it asked for.
-    private func configure() throws(ErrandError) {
-        let request = hop.request
-        setLong(ERRAND_CURLOPT_NOSIGNAL, 1)
-        setLong(ERRAND_CURLOPT_TCP_NODELAY, 1)
-        setLong(ERRAND_CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
-        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_ERRORBUFFER, errorBuffer)
-        // Four times libcurl's default: a large body arrives in a quarter as many events.
-        setLong(ERRAND_CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
-        setLong(ERRAND_CURLOPT_CONNECTTIMEOUT_MS, Int(CurlHop.timeout(request.timeoutInterval) * 1000))
-        resolveList = try connection.configure(
-            easy, toReach: request.url, isReplay: hop.isReplay, certificateBundle: certificateBundle)
-        if let pins = hop.serverTrust.pins(for: request.url) {
-            let pinned = pins.map { "sha256//" + $0 }.joined(separator: ";")
-            let result = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_PINNEDPUBLICKEY, pinned)
-            try require(result, "check pinned public keys")
-        }
-        // A resumed download's byte offsets must be the server's, so a ranged body is never decoded.
-        if request.headers.headerField("Range") == nil && request.headers.headerField("Accept-Encoding") != "identity" {
-            _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_ACCEPT_ENCODING, "")
-        }
-        configureCallbacks()
-        configureMethod(request.method.uppercased())
-        if upload?.hasTrailers == true { try configureTrailers() }
-        configureHeaders(request)
-    }
-
-    /// A body with trailer fields goes out chunked over HTTP/1.1: libcurl sends trailers in no
-    /// other framing.
-    private func configureTrailers() throws(ErrandError) {
-        let url = hop.request.url
-        if connection.httpVersion == .http2PriorKnowledge, url.scheme?.lowercased() != "https" {
-            let reason =
-                "a streamed body's trailer fields can be sent only over HTTP/1.1, and ConnectionOptions.httpVersion"
-                + " asks for HTTP/2 with prior knowledge"
-            throw .transport(
-                URLError(
-                    .unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
-        }
-        setLong(ERRAND_CURLOPT_HTTP_VERSION, Int(ERRAND_CURL_HTTP_VERSION_1_1))
-        _ = errand_curl_easy_setopt_off(easy, ERRAND_CURLOPT_INFILESIZE_LARGE, -1)
-        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_TRAILERDATA, Unmanaged.passUnretained(self).toOpaque())
-        _ = errand_curl_easy_setopt_trailer_callback(easy, ERRAND_CURLOPT_TRAILERFUNCTION) { list, context in
-            guard let list, let context else { return ERRAND_CURL_TRAILERFUNC_ABORT }
-            Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().appendTrailers(to: list)
-            return ERRAND_CURL_TRAILERFUNC_OK
-        }
-    }
-
-    /// Called by libcurl after the body's last byte: the fields the pump checked once the stream ended.
-    private func appendTrailers(to list: UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        for (name, value) in upload?.trailers ?? [:] {
-            // libcurl sends only lines with a space after the colon, and frees the list itself.
-            list.pointee = errand_curl_slist_append(list.pointee, "\(name): \(value)") ?? list.pointee
-        }
-    }
-
-    private func configureCallbacks() {
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_HEADERDATA, context)
-        _ = errand_curl_easy_setopt_data_callback(easy, ERRAND_CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
-            guard let context else { return 0 }
-            let line = UnsafeRawBufferPointer(start: buffer, count: size * count)
-            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveHeader(line)
-        }
-        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_WRITEDATA, context)
-        _ = errand_curl_easy_setopt_data_callback(easy, ERRAND_CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
-            guard let context else { return 0 }
-            let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
-            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().receiveBody(bytes)
-        }
-    }
-
-    private func configureMethod(_ method: String) {
-        guard let upload else {
-            if method == "HEAD" {
-                setLong(ERRAND_CURLOPT_NOBODY, 1)
-            } else if method != "GET" {
-                _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CUSTOMREQUEST, method)
-            }
-            return
-        }
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        setLong(ERRAND_CURLOPT_UPLOAD, 1)
-        // -1, unknown: libcurl sends the body chunked on HTTP/1.1.
-        _ = errand_curl_easy_setopt_off(easy, ERRAND_CURLOPT_INFILESIZE_LARGE, upload.size ?? -1)
-        if method != "PUT" { _ = errand_curl_easy_setopt_string(easy, ERRAND_CURLOPT_CUSTOMREQUEST, method) }
-        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_READDATA, context)
-        _ = errand_curl_easy_setopt_data_callback(easy, ERRAND_CURLOPT_READFUNCTION) { buffer, size, count, context in
-            guard let context, let buffer else { return Int(ERRAND_CURL_READFUNC_ABORT) }
-            let target = UnsafeMutableRawBufferPointer(start: buffer, count: size * count)
-            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().sendBody(into: target)
-        }
-        _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_SEEKDATA, context)
-        _ = errand_curl_easy_setopt_seek_callback(easy, ERRAND_CURLOPT_SEEKFUNCTION) { context, offset, origin in
-            guard let context else { return ERRAND_CURL_SEEKFUNC_CANTSEEK }
-            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().rewindBody(
-                to: offset, origin: origin)
-        }
-    }
-
-    private func configureHeaders(_ request: TransportRequest) {
-        var lines: [String] = []
-        for (name, value) in request.headers where !name.equalsIgnoringASCIICase("Content-Length") {
-            // A line break would end the field and start another that the caller never set.
-            guard !name.containsLineBreak, !value.containsLineBreak else { continue }
-            // libcurl sends "Name;" as a field with an empty value; "Name:" would remove the field.
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
-        }
-        if let cookieHeader = hop.cookieHeader { lines.append("Cookie: \(cookieHeader)") }
-        if upload != nil {
-            // Waiting for "100 Continue" costs a round trip, and some servers never send it.
-            lines.append("Expect:")
-            if request.body?.isEmpty == false && request.headers.headerField("Content-Type") == nil {
-                // What URLSession sends for a body without a type.
-                lines.append("Content-Type: application/x-www-form-urlencoded")
-            }
-        }
-        for line in lines {
-            // On failure libcurl returns nil and keeps the list: keep it too, so it is freed.
-            headerList = errand_curl_slist_append(headerList, line) ?? headerList
-        }
-        if let headerList { _ = errand_curl_easy_setopt_pointer(easy, ERRAND_CURLOPT_HTTPHEADER, headerList) }
-    }
-
-    /// Throws unless `result`, of setting the option that lets the transfer do `what`, is
-    /// `CURLE_OK`: a request is never sent with less checking, or elsewhere, than it asked for.
-    private func require(_ result: Int32, _ what: String) throws(ErrandError) {
-        try CurlErrorMapping.require(result, what, url: hop.request.url)
-    }
-
-    private func setLong(_ option: Int32, _ value: Int) {
-        _ = errand_curl_easy_setopt_long(easy, option, value)
     }
 }
