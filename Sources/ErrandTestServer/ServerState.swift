@@ -29,6 +29,8 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     let webSocketCloses = WebSocketCloseLog()
     /// The counter of `/conformance/etag`.
     let conformanceETag = ConformanceETag()
+    /// The upload resources of `/resumable/uploads/{id}`.
+    let resumableUploads = ResumableUploadState()
 
     private let condition = NSCondition()
     private var stopped = false

@@ -105,6 +105,33 @@ import Foundation
 ///   client hangs up); `echo` (the body back, chunk for chunk, as it arrives) and `speak` (a
 ///   thousand one-byte chunks, each once more of the request body came, then the end of the
 ///   response while the request may go on).
+/// - `POST`/`PUT /resumable/{name}`: a target that offers resumable uploads, the server side of
+///   draft-ietf-httpbis-resumable-upload (interop version 8); bytes are counted and hashed, never
+///   kept. With `Upload-Complete` (`?1` or `?0`) it creates an upload resource and, before it reads
+///   the body, sends `104 Upload Resumption Supported` with `Location: /resumable/uploads/{id}`,
+///   `Upload-Limit: max-size=1073741824` and `Upload-Draft-Interop-Version: 8` (none to a request
+///   naming another interop version); each body byte is appended as it is read, and every further
+///   16 MiB is told in a `104` with `Upload-Offset`. The length is recorded from `Upload-Length`
+///   and `Upload-Complete: ?1` with `Content-Length` (disagreeing: `400`, problem type
+///   `inconsistent-upload-length`, no resource; past the limit: `413`). Once the body has ended,
+///   with `?1`: `200 {"name", "method", "size", "checksum": "<16 hex digits of Checksum>",
+///   "uploadId"}` and `Upload-Complete: ?1`; with `?0`: `201` with `Location`, `Upload-Complete: ?0`,
+///   `Upload-Offset`, `Upload-Limit`. Without a valid `Upload-Complete`, the same `200` body with
+///   `"uploadId": null`, and no resource. Query, kept for the upload's life: `drop_at=N[,M…]`
+///   resets the connection appending once the offset reaches each N (exactly N bytes appended),
+///   once each; `no_104=1` sends no `104`. Other values of them: `400`.
+/// - `HEAD`/`GET /resumable/uploads/{id}`: `204` with `Upload-Offset`, `Upload-Complete`,
+///   `Upload-Length` once known, `Upload-Limit`, `Cache-Control: no-store`. `PATCH`: needs
+///   `Content-Type: application/partial-upload` (else `415`), `Upload-Offset` and `Upload-Complete`
+///   (else `400`); another offset than the upload's is `409` with `Upload-Offset`,
+///   `Upload-Complete: ?0` and problem type `mismatching-upload-offset`; the body is appended as it
+///   is read (past the length: `400` `inconsistent-upload-length`, and the upload deactivated:
+///   `410` to everything but `DELETE` from then on). With `?1` it ends in the target's `200`, with
+///   `?0` in `204`, `Upload-Offset`, `Upload-Complete: ?0`; an empty `?1` at a complete upload's
+///   length replays the `200` (anything else appended to it: `400`). `DELETE`: `204`, and `404`
+///   to every request after. A retrieval, append or cancellation first resets the connection of a
+///   creation or append still reading for the same upload (the draft's concurrency rule). Unknown
+///   ids: `404`. ``resumableUpload(named:)`` reports an upload's state and counts.
 ///
 /// Streaming endpoints — Server-Sent Events, JSON lines, an OpenAI-style chat completion — are
 /// listed with their controls in `TestServer+Stream.swift`.
@@ -294,7 +321,8 @@ public final class TestServer: Sendable {
 
     private static let router = Router(
         routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
-            + FaultRoutes.all + FramingFaultRoutes.all + ConformanceRoutes.all + LongPollRoutes.all + StreamRoutes.all
+            + FaultRoutes.all + FramingFaultRoutes.all + ConformanceRoutes.all + ResumableUploadRoutes.all
+            + LongPollRoutes.all + StreamRoutes.all
             + WebSocketRoutes.all
             + WebSocketFaultRoutes.all + HTTPCacheRoutes.all)
 
