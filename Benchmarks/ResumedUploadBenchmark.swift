@@ -117,6 +117,9 @@ private struct Upload: BaseRequest {
     var method: HTTPMethod { .post }
     var timeoutInterval: TimeInterval { 120 }
     var uploadBody: UploadBody? { resumes ? nil : .file(file) }
+    /// Without resumption, the field still makes the server's fault apply, as to a client that
+    /// offers resumption it cannot take up.
+    var headers: [String: String] { resumes ? [:] : ["Upload-Complete": "?1"] }
     var resumableUploadPath: String? { resumes ? file.path : nil }
 }
 

@@ -174,6 +174,10 @@ int errand_curl_easy_setopt_trailer_callback(void *easy, int option, errand_curl
     return curl.easy_setopt(easy, option, callback);
 }
 
+int errand_curl_easy_setopt_sockopt_callback(void *easy, int option, errand_curl_sockopt_callback callback) {
+    return curl.easy_setopt(easy, option, callback);
+}
+
 int errand_curl_easy_getinfo_long(void *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
 
 int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value) {

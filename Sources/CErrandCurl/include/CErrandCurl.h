@@ -59,6 +59,7 @@
 #define ERRAND_CURLOPT_CLOSESOCKETFUNCTION 20208
 #define ERRAND_CURLOPT_CLOSESOCKETDATA 10209
 #define ERRAND_CURLOPT_TRAILERFUNCTION 20283
+#define ERRAND_CURLOPT_SOCKOPTFUNCTION 20148
 #define ERRAND_CURLOPT_TRAILERDATA 10284
 // Blob options (type base 40000) take a `struct curl_blob`; see errand_curl_easy_setopt_blob.
 #define ERRAND_CURLOPT_CAINFO_BLOB 40309
@@ -220,6 +221,9 @@ int errand_curl_easy_setopt_blob(void *easy, int option, const void *data, size_
 int errand_curl_easy_setopt_data_callback(void *easy, int option, errand_curl_data_callback callback);
 int errand_curl_easy_setopt_seek_callback(void *easy, int option, errand_curl_seek_callback callback);
 int errand_curl_easy_setopt_trailer_callback(void *easy, int option, errand_curl_trailer_callback callback);
+/// `CURLOPT_SOCKOPTFUNCTION`: called with each new socket (`fd`) before it connects; returns 0.
+typedef int (*errand_curl_sockopt_callback)(void *userdata, int fd, int purpose);
+int errand_curl_easy_setopt_sockopt_callback(void *easy, int option, errand_curl_sockopt_callback callback);
 int errand_curl_easy_getinfo_long(void *easy, int info, long *value);
 int errand_curl_easy_getinfo_off(void *easy, int info, int64_t *value);
 int errand_curl_easy_getinfo_string(void *easy, int info, const char **value);

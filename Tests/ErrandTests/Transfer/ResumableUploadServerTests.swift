@@ -128,6 +128,43 @@ final class ResumableUploadServerTests {
         #expect(records.isEmpty)
     }
 
+    private static let childVariable = "ERRAND_RESUMABLE_UPLOAD_CHILD"
+    private static let marker = "upload-outcome: "
+
+    /// The child's part of the next test: uploads until the connection drops and the network is
+    /// gone, prints how that ended, and exits — an app closed mid-upload.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[childVariable] != nil))
+    func childUploadsUntilTheNetworkGoes() async throws {
+        let parts = try #require(ProcessInfo.processInfo.environment[Self.childVariable]).split(separator: "|")
+        try #require(parts.count == 3)
+        let config = NetworkConfig()
+        config.cacheDirectory = URL(fileURLWithPath: String(parts[1]))
+        config.callbackQueue = DispatchQueue(label: "errand.resumable-upload-tests.child")
+        let agent = NetworkAgent(config: config, transport: NoNetworkForHEAD(inner: CurlTransport()))
+        let task = await agent.finishedTask(
+            Publish(url: String(parts[0]), file: URL(fileURLWithPath: String(parts[2]))))
+        print(Self.marker + (task.error.map { "\($0)" } ?? "none"))
+    }
+
+    @Test func anUploadResumesInTheNextProcessFromWhereTheLastOneLeftIt() async throws {
+        let url = server.baseURL + "/resumable/process?drop_at=\(size / 2)"
+        let cache = directory.appendingPathComponent("cache")
+        let ending = try await ChildTest.run(
+            "childUploadsUntilTheNetworkGoes", environment: [Self.childVariable: "\(url)|\(cache.path)|\(file.path)"])
+        let outcome = try #require(ending.line(after: Self.marker), "the child said nothing:\n\(ending.tail)")
+        #expect(outcome.contains("-1009"), "the child's upload ended as the network went: \(outcome)")
+        #expect(server.resumableUpload(named: "process")?.offset == Int64(size / 2))
+        #expect(records.count == 1)
+
+        let response = try await makeAgent().response(Publish(url: url, file: file))
+        let expected = try checksum(of: file)
+        #expect(try answer(response)["checksum"] as? String == expected)
+        let upload = try #require(server.resumableUpload(named: "process"))
+        #expect(upload.isComplete && upload.creations == 1 && upload.appends == 1)
+        #expect(attempts.sent == ["HEAD", "PATCH"], "the new process asked, then sent the rest")
+        #expect(records.isEmpty)
+    }
+
     @Test func progressReachesTheFileSizeAndNeverGoesBackAcrossADrop() async throws {
         let task = makeAgent().start(Publish(url: "/resumable/progress?drop_at=\(size / 3)", file: file))
         var reported: [Int64] = []

@@ -1,6 +1,12 @@
 import CErrandCurl
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// How a hop's easy handle is set up: connection, callbacks, method, trailers and header fields.
 extension CurlTransfer {
     /// - Throws: ``ErrandError/transport(_:)`` when libcurl refuses an option that checks the
@@ -34,8 +40,26 @@ extension CurlTransfer {
         configureCallbacks()
         configureMethod(request.method.uppercased())
         if upload?.hasTrailers == true { try configureTrailers() }
+        if upload != nil, request.headers.headerField("Upload-Complete") != nil { configureResumableSending() }
         configureHeaders(request)
     }
+
+    /// A dropped connection loses what the kernel held to send: an upload that offers to resume
+    /// (`Upload-Complete`) keeps at most ``resumableSendBuffer`` there — the bytes a drop makes it
+    /// send again — on a connection of its own, which no later request inherits with that buffer.
+    func configureResumableSending() {
+        setLong(ERRAND_CURLOPT_FRESH_CONNECT, 1)
+        setLong(ERRAND_CURLOPT_FORBID_REUSE, 1)
+        _ = errand_curl_easy_setopt_sockopt_callback(easy, ERRAND_CURLOPT_SOCKOPTFUNCTION) { _, socket, _ in
+            var size = Int32(CurlTransfer.resumableSendBuffer)
+            _ = setsockopt(socket, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            return 0
+        }
+    }
+
+    /// The send buffer asked for a resumable upload's socket (Linux allots twice as much): on a
+    /// 100 ms path it still carries 40 Mbit/s.
+    static let resumableSendBuffer = 256 << 10
 
     /// A body with trailer fields goes out chunked over HTTP/1.1: libcurl sends trailers in no
     /// other framing.
