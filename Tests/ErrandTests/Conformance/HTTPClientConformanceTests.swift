@@ -417,4 +417,16 @@ struct HTTPClientConformanceTests {
         #expect(stream.value(forTrailer: "X-Checksum") == "abc123")
         #expect(stream.trailers.count == 3)
     }
+
+    /// The trailers showed as soon as the transfer ended, while the body still waited unread.
+    @Test func aStreamsTrailersShowOnlyOnceItsReaderReachedTheEnd() async throws {
+        let stream = try await agent.stream(Call("trailers"))
+        try await eventually { stream.task.response != nil }
+        #expect(stream.trailers.isEmpty, "before any of the body was read")
+        var chunks = stream.makeAsyncIterator()
+        #expect(try await chunks.next() == Data("Response body".utf8))
+        #expect(stream.trailers.isEmpty, "before iteration returned nil")
+        #expect(try await chunks.next() == nil)
+        #expect(stream.value(forTrailer: "X-Checksum") == "abc123")
+    }
 }
