@@ -73,6 +73,8 @@ struct HTTPRequestParser {
     private var streamed: StreamedBody?
     /// The trailer fields of the streamed body read last, once it has ended.
     private(set) var streamedTrailers: [HTTPHeader] = []
+    /// Bytes of the streamed body's trailer lines so far, bounded as a head is.
+    private var streamedTrailerBytes = 0
 
     init(peerAddress: String, streamsBody: @escaping (HTTPRequest) -> Bool = { _ in false }) {
         self.peerAddress = peerAddress
@@ -302,14 +304,23 @@ struct HTTPRequestParser {
             }
         }
         // Trailer fields are read and dropped; a blank line ends the message.
+        let trailersStart = index
         while true {
-            guard let line = try readLine(from: index) else { return nil }
+            guard let line = try readLine(from: index, limit: Self.maxHeadSize) else { return nil }
             index = line.next
+            try Self.checkTrailerSize(index - trailersStart)
             if line.bytes.isEmpty { break }
         }
         var body = Data(capacity: total)
         for chunk in chunks { body.append(contentsOf: buffer[chunk]) }
         return (body, index)
+    }
+
+    /// Trailer fields, like a head, take at most ``maxHeadSize`` bytes.
+    private static func checkTrailerSize(_ size: Int) throws(Failure) {
+        guard size <= maxHeadSize else {
+            throw Failure(status: 431, reason: "Trailer fields larger than \(maxHeadSize) bytes")
+        }
     }
 
     /// The size a chunk-size line announces; extensions after `;` are ignored.
@@ -328,6 +339,7 @@ struct HTTPRequestParser {
     private mutating func startStreaming(_ head: Head) {
         buffer.removeFirst(head.bodyStart)
         streamedTrailers = []
+        streamedTrailerBytes = 0
         switch head.framing {
         case .none: streamed = nil
         case .length(let length): streamed = .length(remaining: length)
@@ -363,8 +375,10 @@ struct HTTPRequestParser {
                     streamed = .chunkSize
                 case .trailers:
                     // A blank line ends the message.
-                    guard let line = try readLine(from: 0) else { return .incomplete }
+                    guard let line = try readLine(from: 0, limit: Self.maxHeadSize) else { return .incomplete }
                     buffer.removeFirst(line.next)
+                    streamedTrailerBytes += line.next
+                    try Self.checkTrailerSize(streamedTrailerBytes)
                     if line.bytes.isEmpty {
                         streamed = nil
                     } else {
@@ -387,11 +401,14 @@ struct HTTPRequestParser {
         return Data(buffer[..<count])
     }
 
-    /// One line starting at `index` without its line ending, and the index after it.
-    private func readLine(from index: Int) throws(Failure) -> (bytes: ArraySlice<UInt8>, next: Int)? {
+    /// One line starting at `index` without its line ending, and the index after it; a line of
+    /// more than `limit` bytes is refused, however the reads cut it.
+    private func readLine(from index: Int, limit: Int = 4096) throws(Failure) -> (
+        bytes: ArraySlice<UInt8>, next: Int
+    )? {
         guard index <= buffer.count else { return nil }
         guard let newline = buffer[index...].firstIndex(of: lf) else {
-            if buffer.count - index > 4096 { throw Failure(status: 400, reason: "Chunk line too long") }
+            if buffer.count - index > limit { throw Failure(status: 400, reason: "Chunk line too long") }
             return nil
         }
         let line = buffer[index..<newline]

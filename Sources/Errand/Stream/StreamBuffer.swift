@@ -36,6 +36,8 @@ final class StreamBuffer: Sendable {
         var end: ErrandError??
         /// The trailer fields the body ended with; set with `end`.
         var trailers: [String: String] = [:]
+        /// Whether the consumer (or the sink) was handed the end: only then are `trailers` shown.
+        var isEndTaken = false
         var waiter: CheckedContinuation<Result<Data?, ErrandError>, Never>?
         var hasReceivedBody = false
         var isClaimed = false
@@ -158,6 +160,7 @@ final class StreamBuffer: Sendable {
                 // Nothing follows the end: let go of the sink and what it holds.
                 state.sink = nil
                 state.isSinking = false
+                state.isEndTaken = true
                 return (sink, [], end)
             }
             guard let (sink, chunks, end) = taken else { return }
@@ -167,13 +170,14 @@ final class StreamBuffer: Sendable {
     }
 
     /// Ends the stream: after the chunks still waiting, the consumer gets `nil`, or `error`.
-    /// `trailers`, what the body ended with, are readable from then on.
+    /// `trailers`, what the body ended with, are readable once the consumer got that end.
     func finish(_ error: ErrandError?, trailers: [String: String] = [:]) {
         end(error, droppingChunks: false, trailers: trailers)
     }
 
-    /// The trailer fields the body ended with; empty before its end and when none came.
-    var trailers: [String: String] { state[\.trailers] }
+    /// The trailer fields the body ended with; empty until the consumer was handed the end, and
+    /// when none came.
+    var trailers: [String: String] { state.withLock { $0.isEndTaken ? $0.trailers : [:] } }
 
     /// Ends the stream at once with `error`, dropping what waits: the consumer stopped.
     func cancel(with error: ErrandError) {
@@ -188,6 +192,7 @@ final class StreamBuffer: Sendable {
                     return (.success(Self.take(&state)), Self.liftsPause(&state, limit: limit))
                 }
                 if let end = state.end {
+                    state.isEndTaken = true
                     return (end.map { .failure($0) } ?? .success(nil), false)
                 }
                 state.waiter = continuation
@@ -213,6 +218,8 @@ final class StreamBuffer: Sendable {
             state.trailers = trailers
             if state.sink != nil { sinks = Self.becomesSinking(&state) }
             defer { state.waiter = nil }
+            // A waiting consumer has taken every chunk: it gets the end now.
+            if state.waiter != nil { state.isEndTaken = true }
             return state.waiter
         }
         if sinks { deliverToSink() }

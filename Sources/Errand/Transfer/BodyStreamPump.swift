@@ -207,9 +207,15 @@ final class BodyStreamPump: Sendable {
     }
 
     /// Why `trailers` cannot be sent, or `nil`: a name that is no HTTP token, a value that would
-    /// end the line, or a field that frames, routes or authenticates the message, which a
-    /// recipient must not take from a trailer (RFC 9110 §6.5.1) and a redirect would not drop.
+    /// end the line, a field that frames, routes or authenticates the message, which a
+    /// recipient must not take from a trailer (RFC 9110 §6.5.1) and a redirect would not drop, or
+    /// more lines than ``trailerLimit``.
     static func refusal(of trailers: [String: String]) -> String? {
+        // Each `name: value` line and its CRLF, then the CRLF that ends them.
+        let size = trailers.reduce(2) { $0 + $1.key.utf8.count + $1.value.utf8.count + 4 }
+        guard size < trailerLimit else {
+            return "the trailer fields take \(size) bytes, and libcurl sends less than \(trailerLimit >> 10) KiB"
+        }
         for (name, value) in trailers.sorted(by: { $0.key < $1.key }) {
             guard HeaderFieldCheck.isToken(name) else {
                 return "the name \"\(name.prefix(64))\" is not an HTTP token"
@@ -223,6 +229,10 @@ final class BodyStreamPump: Sendable {
         }
         return nil
     }
+
+    /// What libcurl (7.x, 8.x) holds a body's trailer lines in: at this size or past it, it fails
+    /// the request as out of memory, after the body went.
+    static let trailerLimit = 64 << 10
 
     private static let forbiddenTrailers: Set<String> = [
         "content-length", "transfer-encoding", "trailer", "te", "host", "connection", "keep-alive", "upgrade",

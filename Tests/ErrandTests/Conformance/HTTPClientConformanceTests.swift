@@ -416,10 +416,44 @@ struct HTTPClientConformanceTests {
         #expect(!reason.contains("secret") && !reason.contains("Injected"), "\(reason)")
     }
 
+    /// libcurl builds a body's trailer lines in a buffer of 64 KiB and, past it, failed the request
+    /// with "Out of memory" (`URLError` -1) after sending the body: one field too long, or many.
+    /// `fields` fields of `size`-byte values: one of 65,526 makes 65,536 bytes of lines, 2,000 of
+    /// 30 about 88,000.
+    @Test(arguments: [(fields: 1, size: 65_526), (fields: 2000, size: 30)])
+    func trailerFieldsPastWhatLibcurlSendsFailTheRequestSayingSo(fields: Int, size: Int) async throws {
+        let trailers = Dictionary(
+            uniqueKeysWithValues: (0..<fields).map { ("X-F\($0)", String(repeating: "v", count: size)) })
+        var call = Call("request", method: .post)
+        call.uploadBody = .stream(
+            AsyncStream { continuation in
+                continuation.yield(Data("Hello".utf8))
+                continuation.finish()
+            }, length: nil, trailers: { trailers })
+        let error = await failure(of: call)
+        guard case .serialization(let reason) = error else {
+            Issue.record("\(fields) trailer field(s) of \(size) bytes ended with \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("trailer fields") && reason.contains("64 KiB"), "\(reason)")
+    }
+
     @Test func aStreamsTrailersAreReadOnceItsBodyEnded() async throws {
         let stream = try await agent.stream(Call("trailers"))
         #expect(try await stream.collect(upTo: 1 << 10) == Data("Response body".utf8))
         #expect(stream.value(forTrailer: "X-Checksum") == "abc123")
         #expect(stream.trailers.count == 3)
+    }
+
+    /// The trailers showed as soon as the transfer ended, while the body still waited unread.
+    @Test func aStreamsTrailersShowOnlyOnceItsReaderReachedTheEnd() async throws {
+        let stream = try await agent.stream(Call("trailers"))
+        try await eventually { stream.task.response != nil }
+        #expect(stream.trailers.isEmpty, "before any of the body was read")
+        var chunks = stream.makeAsyncIterator()
+        #expect(try await chunks.next() == Data("Response body".utf8))
+        #expect(stream.trailers.isEmpty, "before iteration returned nil")
+        #expect(try await chunks.next() == nil)
+        #expect(stream.value(forTrailer: "X-Checksum") == "abc123")
     }
 }
