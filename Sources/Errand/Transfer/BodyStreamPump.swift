@@ -223,8 +223,9 @@ final class BodyStreamPump: Sendable {
             guard !value.containsLineBreak, !value.utf8.contains(0) else {
                 return "the value of \(name) holds a line break or NUL"
             }
-            guard !forbiddenTrailers.contains(name.lowercased()) else {
-                return "\(name) frames, routes or authenticates a message and cannot be a trailer field"
+            let lowercased = name.lowercased()
+            guard !forbiddenTrailers.contains(lowercased), !lowercased.hasPrefix("if-") else {
+                return "\(name) frames, routes, authenticates or conditions a message and cannot be a trailer field"
             }
         }
         return nil
@@ -237,7 +238,7 @@ final class BodyStreamPump: Sendable {
     private static let forbiddenTrailers: Set<String> = [
         "content-length", "transfer-encoding", "trailer", "te", "host", "connection", "keep-alive", "upgrade",
         "expect", "content-encoding", "content-type", "content-range", "authorization", "proxy-authorization",
-        "cookie", "set-cookie",
+        "cookie", "set-cookie", "cache-control", "pragma", "max-forwards", "range",
     ]
 
     private static func takeWake(_ state: inout State) -> Bool {

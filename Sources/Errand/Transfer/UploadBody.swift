@@ -59,11 +59,12 @@ public enum UploadBody: Sendable, Equatable {
     /// out. The body is sent chunked, even with a `length` (which is still checked), and over
     /// HTTP/1.1, the one version through which libcurl sends trailers; with
     /// ``HTTPVersionPreference/http2PriorKnowledge`` on plain `http` the request fails with
-    /// ``ErrandError/transport(_:)`` saying so. See <doc:Transfers>. A field whose name is not an HTTP token, whose
-    /// value holds a line break or NUL, or that frames, routes or authenticates the message
-    /// (`Content-Length`, `Transfer-Encoding`, `Host`, `Authorization`, `Cookie`, …) fails the
-    /// request with ``ErrandError/serialization(_:)`` naming it; so do fields that take 64 KiB
-    /// or more as lines, which libcurl cannot send.
+    /// ``ErrandError/transport(_:)`` saying so. See <doc:Transfers>. A field whose name is not an
+    /// HTTP token, whose value holds a line break or NUL, or that frames, routes, authenticates or
+    /// conditions the message (`Content-Length`, `Transfer-Encoding`, `Host`, `Authorization`,
+    /// `Cookie`, `Cache-Control`, `If-…`, …) fails the request with
+    /// ``ErrandError/serialization(_:)`` naming it; so do fields that take 64 KiB or more as
+    /// lines, which libcurl cannot send.
     /// - Parameters:
     ///   - chunks: The body's bytes, in order; empty chunks are skipped.
     ///   - length: The body's length in bytes, or `nil` when it is not known in advance.
