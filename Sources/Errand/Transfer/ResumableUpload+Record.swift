@@ -1,9 +1,9 @@
 import Foundation
 
 extension ResumableUpload {
-    /// An upload resource the server offered, kept as JSON (owner-only) under
-    /// `<cacheDirectory>/ResumableUploads/`, named by a hash of the method, the URL and the
-    /// file's path; gone once the upload is over.
+    /// An upload resource the server offered, kept as JSON (owner-only) in `ResumableUploads/`
+    /// of the request's cache folder (an account's, with ``NetworkConfig/cacheDirPathFilters``),
+    /// named by a hash of the method, the URL and the file's path; gone once the upload is over.
     struct Record: Codable, Equatable {
         /// What the file was when the upload began: a record of another file is never resumed.
         struct FileState: Codable, Equatable {
@@ -25,9 +25,12 @@ extension ResumableUpload {
         var requestURL: String
         var file: FileState
 
-        /// Whether this record may resume an upload of `file` to `url`.
+        /// Whether this record may resume an upload of `file` to `url`: never on another origin,
+        /// which a record written by someone else could name, and the request's credentials go there.
         func resumes(file state: FileState, to url: URL) -> Bool {
-            version == 1 && file == state && requestURL == url.absoluteString && URL(string: uploadURL) != nil
+            guard let upload = URL(string: uploadURL) else { return false }
+            return version == 1 && file == state && requestURL == url.absoluteString
+                && ResumableUpload.isSameOrigin(upload, url)
         }
 
         /// Where the record of `file`'s upload by `request` lives.

@@ -156,7 +156,8 @@ final class ResumableUpload: Sendable {
         if let record { try? record.save(to: recordFile) }
     }
 
-    private static func isSameOrigin(_ one: URL, _ other: URL) -> Bool {
+    /// Whether both URLs are on one origin: scheme, host and port.
+    static func isSameOrigin(_ one: URL, _ other: URL) -> Bool {
         one.scheme?.lowercased() == other.scheme?.lowercased() && one.host?.lowercased() == other.host?.lowercased()
             && one.port == other.port
     }
