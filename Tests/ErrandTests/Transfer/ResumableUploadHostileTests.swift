@@ -58,10 +58,10 @@ final class ResumableUploadHostileTests {
 
     /// A new agent sharing the cache directory, as an app makes after a restart.
     private func makeAgent(
-        monitor: Attempts, account: String? = nil, transport: (any Transport)? = nil
+        monitor: Attempts, account: String? = nil, transport: (any Transport)? = nil, userInfo: String = ""
     ) -> NetworkAgent {
         let config = NetworkConfig()
-        config.baseUrl = server.baseURL
+        config.baseUrl = server.baseURL.replacingOccurrences(of: "http://", with: "http://" + userInfo)
         config.cacheDirectory = cacheDirectory
         config.callbackQueue = DispatchQueue(label: "errand.resumable-upload-hostile-tests.callbacks")
         config.addEventMonitor(monitor)
@@ -77,10 +77,10 @@ final class ResumableUploadHostileTests {
 
     /// Leaves the record of an upload dropped at half that could not ask its offset: an app
     /// closed while it had no network.
-    private func leaveRecord(url: String, account: String? = nil) async throws {
+    private func leaveRecord(url: String, account: String? = nil, userInfo: String = "") async throws {
         let first = await makeAgent(
             monitor: Attempts(), account: account,
-            transport: ResumableUploadServerTests.NoNetworkForHEAD(inner: CurlTransport())
+            transport: ResumableUploadServerTests.NoNetworkForHEAD(inner: CurlTransport()), userInfo: userInfo
         ).finishedTask(Publish(url: url, file: file))
         #expect(first.error != nil)
         #expect(records.count == 1, "the offer outlives the task")
@@ -113,5 +113,20 @@ final class ResumableUploadHostileTests {
         #expect(elsewhere.receivedRequests().isEmpty, "the request's credentials would go to another origin")
         #expect(task.response?.statusCode == 200)
         #expect(attempts.sent.first?.method == "POST")
+    }
+
+    @Test func theURLsUserInformationIsNotWrittenToTheRecord() async throws {
+        try await leaveRecord(url: "/resumable/userinfo?drop_at=\(size / 2)", userInfo: "ann:hunter2@")
+        for record in records {
+            let text = try String(decoding: Data(contentsOf: record), as: UTF8.self)
+            #expect(!text.contains("hunter2"), "\(text)")
+        }
+        let attempts = Attempts()
+        let response = try await makeAgent(monitor: attempts, userInfo: "ann:hunter2@").response(
+            Publish(url: "/resumable/userinfo?drop_at=\(size / 2)", file: file))
+        #expect(response.statusCode == 200)
+        // The request's own user information goes with the rest of the file.
+        #expect(attempts.sent.map(\.method) == ["HEAD", "PATCH"])
+        #expect(attempts.sent.allSatisfy { $0.url.user == "ann" && $0.url.password == "hunter2" })
     }
 }
