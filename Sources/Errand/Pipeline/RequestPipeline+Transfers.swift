@@ -18,13 +18,14 @@ extension RequestPipeline {
     }
 
     /// Gives a request with a `resumableUploadPath` its upload, then queues it: the record a
-    /// previous start left is read off the caller's thread, which may be the main thread.
+    /// previous start left is read off the caller's thread, which may be the main thread. Records
+    /// live in the request's cache folder, so one account's upload is never resumed by another.
     func attachUpload(to task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, path: String) {
-        let directory = config.cacheDirectory
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             do throws(ErrandError) {
+                let folder = try CacheKey.folder(for: task.request, config: config)
                 task.upload = try ResumableUpload(
-                    file: URL(fileURLWithPath: path), request: request, directory: directory)
+                    file: URL(fileURLWithPath: path), request: request, directory: folder.url)
             } catch {
                 return finish(task, response: nil, error: error)
             }

@@ -142,7 +142,8 @@ public protocol BaseRequest: Sendable {
     ///
     /// The request offers the server to resume (`Upload-Complete: ?1`, `Upload-Length`); one that
     /// takes the offer answers `104 Upload Resumption Supported` with the upload's own URL on the
-    /// same origin, which is kept in a file (owner-only) under ``NetworkConfig/cacheDirectory``.
+    /// same origin, which is kept in a file (owner-only) under ``NetworkConfig/cacheDirectory``, in
+    /// the account's folder when ``NetworkConfig/cacheDirPathFilters`` choose one.
     /// After a dropped connection, a timeout or a `5xx` the request asks that URL for the offset
     /// the server holds (`HEAD`) and sends only the rest (`PATCH`, `Upload-Offset`); after a
     /// cancel or a restart of the app, the next start of an equal request does the same. A server

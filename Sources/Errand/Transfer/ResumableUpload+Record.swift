@@ -1,9 +1,9 @@
 import Foundation
 
 extension ResumableUpload {
-    /// An upload resource the server offered, kept as JSON (owner-only) under
-    /// `<cacheDirectory>/ResumableUploads/`, named by a hash of the method, the URL and the
-    /// file's path; gone once the upload is over.
+    /// An upload resource the server offered, kept as JSON (owner-only) in `ResumableUploads/`
+    /// of the request's cache folder (an account's, with ``NetworkConfig/cacheDirPathFilters``),
+    /// named by a hash of the method, the URL and the file's path; gone once the upload is over.
     struct Record: Codable, Equatable {
         /// What the file was when the upload began: a record of another file is never resumed.
         struct FileState: Codable, Equatable {
@@ -25,14 +25,40 @@ extension ResumableUpload {
         var requestURL: String
         var file: FileState
 
-        /// Whether this record may resume an upload of `file` to `url`.
+        /// Whether this record may resume an upload of `file` to `url`: never on another origin,
+        /// which a record written by someone else could name, and the request's credentials go there.
         func resumes(file state: FileState, to url: URL) -> Bool {
-            version == 1 && file == state && requestURL == url.absoluteString && URL(string: uploadURL) != nil
+            guard let upload = URL(string: uploadURL) else { return false }
+            return version == 1 && file == state && requestURL == Self.withoutUserInfo(url).absoluteString
+                && ResumableUpload.isSameOrigin(upload, url)
+        }
+
+        /// `url` without its user information: a password in it is the request's to send, never
+        /// a record's to keep; the request's own goes with each attempt.
+        static func withoutUserInfo(_ url: URL) -> URL {
+            guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
+                parts.percentEncodedUser != nil || parts.percentEncodedPassword != nil
+            else { return url }
+            parts.percentEncodedUser = nil
+            parts.percentEncodedPassword = nil
+            return parts.url ?? url
+        }
+
+        /// `url` with the user information of `request`'s URL, if it has any.
+        static func url(_ url: URL, withUserInfoOf request: URL) -> URL {
+            guard let from = URLComponents(url: request, resolvingAgainstBaseURL: false),
+                from.percentEncodedUser != nil || from.percentEncodedPassword != nil,
+                var parts = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            else { return url }
+            parts.percentEncodedUser = from.percentEncodedUser
+            parts.percentEncodedPassword = from.percentEncodedPassword
+            return parts.url ?? url
         }
 
         /// Where the record of `file`'s upload by `request` lives.
         static func file(for request: TransportRequest, uploading file: URL, in directory: URL) -> URL {
-            let key = "\(request.method.uppercased()) \(request.url.absoluteString) \(file.standardizedFileURL.path)"
+            let url = withoutUserInfo(request.url).absoluteString
+            let key = "\(request.method.uppercased()) \(url) \(file.standardizedFileURL.path)"
             return directory.appendingPathComponent(folderName, isDirectory: true)
                 .appendingPathComponent(FNV1a.hex(of: key.utf8) + ".json")
         }

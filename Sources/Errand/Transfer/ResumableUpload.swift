@@ -86,7 +86,7 @@ final class ResumableUpload: Sendable {
             request.headers.setHeaderField("Upload-Length", String(fileState.size))
             return request
         }
-        request.url = uploadURL
+        request.url = Record.url(uploadURL, withUserInfoOf: adapted.url)
         for field in ["Content-Type", "Content-Length", "Upload-Length", "Upload-Complete", "Upload-Offset"] {
             request.headers.removeHeaderField(field)
         }
@@ -149,14 +149,16 @@ final class ResumableUpload: Sendable {
         let record = state.withLock { state -> Record? in
             guard state.exchange == .creation, state.record == nil else { return nil }
             state.record = Record(
-                uploadURL: uploadURL.absoluteString, requestURL: requestURL.absoluteString, file: fileState)
+                uploadURL: Record.withoutUserInfo(uploadURL).absoluteString,
+                requestURL: Record.withoutUserInfo(requestURL).absoluteString, file: fileState)
             return state.record
         }
         // Unsaved, the upload still resumes in this process; only a restart would start over.
         if let record { try? record.save(to: recordFile) }
     }
 
-    private static func isSameOrigin(_ one: URL, _ other: URL) -> Bool {
+    /// Whether both URLs are on one origin: scheme, host and port.
+    static func isSameOrigin(_ one: URL, _ other: URL) -> Bool {
         one.scheme?.lowercased() == other.scheme?.lowercased() && one.host?.lowercased() == other.host?.lowercased()
             && one.port == other.port
     }
