@@ -36,6 +36,10 @@ final class ResumableUpload: Sendable {
         var reportedBytes: Int64 = 0
     }
 
+    /// The refusals to say an upload's offset that another attempt may not meet: credentials
+    /// to refresh, a timeout, a rate limit.
+    static let passingRefusals: Set<Int> = [401, 407, 408, 429]
+
     /// The most resumptions in a row that find the server's offset where it was.
     static let resumptionsWithoutProgress = 3
     /// The draft iteration spoken, sent as `Upload-Draft-Interop-Version`.
@@ -179,10 +183,13 @@ final class ResumableUpload: Sendable {
             guard let offset = Self.integer(answer?.headers.headerField("Upload-Offset")), offset <= fileState.size
             else { return over() }
             return resume(from: offset) ?? .record(.completed(nil))
-        case (.offset, let status?) where status < 500:
-            // A refusal to say (a 401 an interceptor may answer): judged as any response; the
-            // upload is kept for the next attempt.
+        case (.offset, let status?) where Self.passingRefusals.contains(status):
+            // A refusal that may pass (a 401 an interceptor answers, a 429): judged as any
+            // response; the upload is kept for the next attempt.
             return .record(.completed(nil))
+        case (.offset, let status?) where status < 500:
+            // The upload is not this request's to resume (a 403): it starts again, whole.
+            return forgetAndResume()
         case (_, let status?) where status < 500:
             return over()
         default:

@@ -142,6 +142,17 @@ final class ResumableUploadTests {
         #expect(again.method == "POST" && again.url == request.url && again.bodyFileOffset == 0)
     }
 
+    @Test(arguments: [(403, false), (400, false), (401, true), (429, true)])
+    func aRefusalToSayTheOffsetStartsOverUnlessItMayPass(_ status: Int, keeps: Bool) throws {
+        let upload = try makeUpload()
+        _ = created(upload)
+        _ = upload.prepare(request)
+        let answered = answer(upload, status)
+        #expect(isRestart(answered) == !keeps)
+        #expect(records.count == (keeps ? 1 : 0))
+        #expect(upload.prepare(request).method == (keeps ? "HEAD" : "POST"))
+    }
+
     @Test func resumptionsThatFindNoProgressEndAfterThree() throws {
         let upload = try makeUpload()
         #expect(isRestart(created(upload)))
