@@ -21,27 +21,9 @@ final class FullDuplexHostileTests {
         private let descriptor: Int32
 
         init(answer: Data, closesAfterAnswer: Bool = false) throws {
-            #if canImport(Glibc)
-                let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            #else
-                let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-            #endif
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                    bind(descriptor, pointer, length) == 0 && listen(descriptor, 4) == 0
-                        && getsockname(descriptor, pointer, &length) == 0
-                }
-            }
-            guard bound else {
-                close(descriptor)
-                throw URLError(.cannotConnectToHost)
-            }
+            let (descriptor, port) = try SilentListener.listeningSocket(backlog: 4)
             self.descriptor = descriptor
-            port = UInt16(bigEndian: address.sin_port)
+            self.port = port
             Thread.detachNewThread {
                 while true {
                     let connection = accept(descriptor, nil, nil)
@@ -66,7 +48,9 @@ final class FullDuplexHostileTests {
             let redirected = received.starts(with: Data("GET /elsewhere ".utf8))
             let answer = redirected ? Data("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nthere".utf8) : answer
             _ = answer.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard !closesAfterAnswer else { return }
+            // An orderly close: the answer ends with a FIN, and what the client still sends is
+            // read, so no reset can overtake the answer.
+            if closesAfterAnswer { shutdown(connection, Int32(SHUT_WR)) }
             while recv(connection, &buffer, buffer.count, 0) > 0 {}
         }
 
@@ -147,12 +131,6 @@ final class FullDuplexHostileTests {
     @Test func aNoContentWhileTheBodyStreamsEndsTheResponse() async throws {
         let (result, ended) = try await post("HTTP/1.1 204 No Content\r\n\r\n")
         #expect(try result.get().statusCode == 204)
-        #expect(ended != nil)
-    }
-
-    @Test func aBodyToTheCloseEndsThere() async throws {
-        let (result, ended) = try await post("HTTP/1.1 200 OK\r\n\r\nall of it", closesAfterAnswer: true)
-        #expect(try result.get().data == Data("all of it".utf8))
         #expect(ended != nil)
     }
 

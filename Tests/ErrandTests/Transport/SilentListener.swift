@@ -13,6 +13,11 @@ final class SilentListener: Sendable {
     private let descriptor: Int32
 
     init() throws {
+        (descriptor, port) = try Self.listeningSocket(backlog: 16)
+    }
+
+    /// A TCP socket listening on an ephemeral port of 127.0.0.1, and that port.
+    static func listeningSocket(backlog: Int32) throws -> (descriptor: Int32, port: UInt16) {
         #if canImport(Glibc)
             let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -24,7 +29,7 @@ final class SilentListener: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 16) == 0
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, backlog) == 0
                     && getsockname(descriptor, pointer, &length) == 0
             }
         }
@@ -32,8 +37,7 @@ final class SilentListener: Sendable {
             close(descriptor)
             throw URLError(.cannotConnectToHost)
         }
-        self.descriptor = descriptor
-        port = UInt16(bigEndian: address.sin_port)
+        return (descriptor, UInt16(bigEndian: address.sin_port))
     }
 
     deinit {
