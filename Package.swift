@@ -46,6 +46,9 @@ let package = Package(
             name: "TokenRefresh", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/TokenRefresh",
             exclude: ["README.md"]),
         .executableTarget(
+            name: "SessionCookies", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/SessionCookies",
+            exclude: ["README.md"]),
+        .executableTarget(
             name: "BatchAndChain", dependencies: ["Errand", "ErrandTestServer"], path: "Examples/BatchAndChain",
             exclude: ["README.md"]),
         .executableTarget(

@@ -15,7 +15,8 @@ struct Plan: Sendable {
 
     /// Every benchmark name, in the order they run.
     static let allNames =
-        OverheadBenchmarks.names + MonitorBenchmarks.names + EncodingBenchmarks.names + CacheBenchmarks.names
+        OverheadBenchmarks.names + MonitorBenchmarks.names + EncodingBenchmarks.names + CookieBenchmarks.names
+        + CacheBenchmarks.names
         + RevalidationBenchmarks.names + ComposeBenchmarks.names
         + HandOffBenchmarks.names + LoopbackBenchmarks.names + ConnectionBenchmarks.names
         + TransferBenchmarks.names + ResumedUploadBenchmark.names + StreamBenchmarks.names + WebSocketBenchmarks.names + [SoakBenchmark.name]

@@ -66,6 +66,7 @@ do {
     results += try await OverheadBenchmarks.run(plan, progress: progress)
     results += try await MonitorBenchmarks.run(plan, progress: progress)
     results += try await EncodingBenchmarks.run(plan, progress: progress)
+    results += try CookieBenchmarks.run(plan, progress: progress)
     results += try await CacheBenchmarks.run(plan, progress: progress)
     results += try await RevalidationBenchmarks.run(plan, progress: progress)
     results += try await ComposeBenchmarks.run(plan, progress: progress)

@@ -40,7 +40,7 @@ enum PipelineRoutes {
     }
 
     /// The body's fields, from a JSON object or a URL-encoded form: strings, and whole numbers as their digits.
-    private static func bodyFields(_ request: HTTPRequest) -> [String: String] {
+    static func bodyFields(_ request: HTTPRequest) -> [String: String] {
         let parsed = HTTPBinEcho(request: request).dictionary([.form, .json])
         let object = (parsed["json"] as? [String: Any]) ?? (parsed["form"] as? [String: Any]) ?? [:]
         return object.compactMapValues { value in
@@ -53,7 +53,7 @@ enum PipelineRoutes {
     // MARK: /auth
 
     /// OAuth's answer to a request missing a field or holding a bad one.
-    private static func invalidRequest(_ description: String) -> HTTPResponse {
+    static func invalidRequest(_ description: String) -> HTTPResponse {
         .json(["error": "invalid_request", "error_description": description], status: 400)
     }
 

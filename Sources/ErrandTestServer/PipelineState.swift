@@ -80,6 +80,19 @@ final class PipelineState: @unchecked Sendable {  // every `var` is read and wri
         }
     }
 
+    /// A new access token for the log-in whose refresh token `session` is — the session cookie
+    /// `/session/login` set — which stays valid; `nil` for an unknown or revoked session.
+    func renewAccess(forSession session: String) -> (accessToken: String, expiresIn: Int)? {
+        locked {
+            guard let grant = refreshTokens[session] else { return nil }
+            stats.refreshes += 1
+            issued += 1
+            let accessToken = "access-\(tag)-\(issued)"
+            accessTokens[accessToken] = Date(timeIntervalSinceNow: TimeInterval(grant.expiresIn))
+            return (accessToken, grant.expiresIn)
+        }
+    }
+
     /// Whether `token` was issued, has not expired and was not invalidated; counted either way.
     func checkAccessToken(_ token: String?) -> Bool {
         locked {

@@ -48,6 +48,10 @@ import Foundation
 ///   `{"error": "invalid_grant"}`. `?delay_ms=N` (≤ 5000) answers after N ms (``stop()`` ends it).
 /// - `POST /auth/expire` (``expireAccessTokens()``) invalidates every access token, `POST
 ///   /auth/revoke` (``revokeRefreshTokens()``) every refresh token: 204 both.
+/// - `POST /session/login` (a form or JSON `username`, `password`, optional `expires_in`): `/auth/login`'s
+///   tokens without the refresh token, which is set as the `session` cookie instead (30 days,
+///   `HttpOnly`); `POST /session/token` with that cookie: a new access token (counted as a refresh),
+///   else 401 `{"error": "invalid_session"}`.
 /// - `GET /auth/stats`: `{"logins", "refreshes", "refresh_attempts", "protected_ok",
 ///   "protected_rejected"}` (``loginCount``, ``refreshCount``, ``refreshAttemptCount``).
 /// - `GET /captcha/protected`: 200 `{"error": {"error_code": 14, "error_msg": "Captcha needed",
@@ -320,7 +324,7 @@ public final class TestServer: Sendable {
     // MARK: Internals
 
     private static let router = Router(
-        routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + ClientBehaviourRoutes.all
+        routes: HTTPBinRoutes.all + TransferRoutes.all + PipelineRoutes.all + SessionRoutes.all + ClientBehaviourRoutes.all
             + FaultRoutes.all + FramingFaultRoutes.all + ConformanceRoutes.all + ResumableUploadRoutes.all
             + LongPollRoutes.all + StreamRoutes.all
             + WebSocketRoutes.all

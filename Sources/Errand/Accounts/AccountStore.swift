@@ -11,7 +11,7 @@ import Foundation
 /// try store.signIn(annsToken, for: "ann")  // after a log-in: requests from now on are Ann's
 /// try store.signIn(bobsToken, for: "bob")  // a second user signs in: from now on, Bob's
 /// store.current = "ann"                    // switching back needs no credential
-/// await store.signOut("ann")               // her credential, cached responses and requests go
+/// await store.signOut("ann")               // her credential, cookies, cached responses and requests go
 /// ```
 ///
 /// The file, `<directory>/<name>.accounts.json`, is replaced whole on every change, atomically
@@ -22,7 +22,8 @@ import Foundation
 /// With ``AuthenticationInterceptor/init(authenticator:store:)`` a request belongs to the
 /// account that was current when it started — queued ones included — keeps that account's
 /// credential after a switch, and carries the account's id in ``RequestTask/userInfo`` under
-/// ``accountKey``. See <doc:Accounts>.
+/// ``accountKey``, and sends and stores the account's own cookies (``cookieJar(for:)``), kept in
+/// `<directory>/<name>.cookies/`. See <doc:Accounts> and <doc:CookiesAndSessions>.
 public final class AccountStore<Credential: AuthenticationCredential & Codable>: Sendable {
     /// What the file holds, and the revision of each account's credential.
     private struct Contents: Sendable {
@@ -41,6 +42,11 @@ public final class AccountStore<Credential: AuthenticationCredential & Codable>:
     private let contents: Locked<Contents>
     /// Orders the writes, so that the file always ends with the last change; readers never wait on it.
     private let writing = NSLock()
+    /// Whether each account's cookie jar saves session cookies too. Default `false`: they last
+    /// as long as the process.
+    public let keepsSessionCookies: Bool
+    /// The accounts' cookie jars opened so far, by account id.
+    let cookieJars = Locked<[String: CookieJar]>([:])
 
     /// Opens the store `name` in `directory`, reading its file if there is one.
     ///
@@ -49,11 +55,16 @@ public final class AccountStore<Credential: AuthenticationCredential & Codable>:
     ///   - directory: Where its file lives; made when missing, owner-only. Default (`nil`): the
     ///     app's own folder in the user's application-support folder — on Linux `$XDG_DATA_HOME`,
     ///     else `~/.local/share` — named after the bundle identifier or the executable.
+    ///   - keepsSessionCookies: Whether the accounts' jars save session cookies (those without
+    ///     `Expires` or `Max-Age`) too, so a restart keeps them. Default `false`.
     /// - Throws: ``ErrandError/fileSystem(_:)`` when the folder cannot be made or the file exists
     ///   but cannot be read, ``ErrandError/decoding(_:)`` when it is not an account file; both
     ///   name it.
-    public init(name: String = "default", directory: URL? = nil) throws(ErrandError) {
+    public init(name: String = "default", directory: URL? = nil, keepsSessionCookies: Bool = false)
+        throws(ErrandError)
+    {
         self.name = name
+        self.keepsSessionCookies = keepsSessionCookies
         let directory = directory ?? Self.defaultDirectory()
         fileURL = directory.appendingPathComponent("\(name).accounts.json")
         try OwnerOnlyFile.createDirectory(directory, subject: "account store")
@@ -127,8 +138,8 @@ public final class AccountStore<Credential: AuthenticationCredential & Codable>:
         contents.nextRevision += 1
     }
 
-    /// Signs `id` out: removes its credential, cancels its requests in flight on `agent`, and
-    /// deletes its cached responses (the folder ``AccountCacheDirPathFilter`` gives it). When it
+    /// Signs `id` out: removes its credential, cancels its requests in flight on `agent`, deletes
+    /// its cookies, file and all, and its cached responses (the folder ``AccountCacheDirPathFilter`` gives it). When it
     /// was current, the first remaining account becomes current. A refresh of its credential
     /// under way is dropped when it ends.
     ///
@@ -146,6 +157,7 @@ public final class AccountStore<Credential: AuthenticationCredential & Codable>:
             contents.revisions[id] = nil
             if contents.current == id { contents.current = contents.accounts.first?.id }
         }
+        discardCookies(of: id)
         let tasks = agent.pipeline.scheduler.liveTasks
         let folders = agent.pipeline.cache.folders(
             named: AccountCacheDirPathFilter.folderName(for: id), inUse: tasks.compactMap(\.cacheFolder))

@@ -6,11 +6,10 @@ import Foundation
 
 /// The header fields a request goes out with, as the cache compares them with a stored
 /// response's `Vary` (RFC 9111 §4.1): the fields it was built and adapted with, and those the
-/// agent's session adds below the pipeline — its additional fields and the cookies its storage
-/// holds for the URL, as both transports add them.
+/// agent's session adds below the pipeline — its additional fields — and the cookies the request's
+/// ``TransportRequest/cookieJar`` holds for its URL, as both transports add them.
 package struct SentFields: Sendable {
     private let additional: [String: String]
-    private let cookies: CurlCookies
 
     /// The fields a session of `configuration` adds, read once, as a transport reads them.
     package init(configuration: URLSessionConfiguration) {
@@ -19,7 +18,6 @@ package struct SentFields: Sendable {
             additional[String(describing: name)] = String(describing: value)
         }
         self.additional = additional
-        cookies = CurlCookies(configuration: configuration)
     }
 
     /// The name under which ``headers(of:)`` gives the fields a request marks as credentials
@@ -37,7 +35,7 @@ package struct SentFields: Sendable {
         for (name, value) in additional where headers.headerField(name) == nil {
             headers[name] = value
         }
-        if let cookie = cookies.header(for: request) { headers["Cookie"] = cookie }
+        if let cookie = request.jarCookieHeader { headers["Cookie"] = cookie }
         let marked = request.credentialHeaders.compactMap { name in
             request.headers.headerField(name).map { "\(name.lowercased())=\($0)" }
         }

@@ -36,6 +36,7 @@ public final class NetworkConfig: Sendable {
         var maximumResponseSize = 64 << 20
         var isOffline = false
         var followsHTTPCaching = false
+        var cookieJar = CookieJar()
     }
 
     private let state = Locked(State())
@@ -235,7 +236,21 @@ public final class NetworkConfig: Sendable {
         set { state[\.callbackQueue] = newValue }
     }
 
+    /// The cookies requests send and store, unless they opt out (``BaseRequest/usesCookies``) or
+    /// belong to an account with a jar of its own (``AccountStore/cookieJar(for:)``). Default: a
+    /// new, empty jar in memory for each configuration, ``shared`` included, so one configuration
+    /// never sees another's cookies. Replace it with a persisted jar
+    /// (``CookieJar/init(fileURL:keepsSessionCookies:)``) to keep cookies across launches; a request
+    /// takes the jar set when it is built.
+    public var cookieJar: CookieJar {
+        get { state[\.cookieJar] }
+        set { state[\.cookieJar] = newValue }
+    }
+
     /// The session configuration an agent's default transport is created with. Default `.default`.
+    ///
+    /// Its cookie settings (`httpCookieStorage`, `httpShouldSetCookies`) are not used: Errand
+    /// keeps cookies in ``cookieJar`` under both transports.
     ///
     /// Read once, when the agent creates its transport: set it before the first request.
     public var sessionConfiguration: URLSessionConfiguration {

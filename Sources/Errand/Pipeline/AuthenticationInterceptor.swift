@@ -51,6 +51,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         let credential: @Sendable (String) -> (credential: A.Credential, revision: Int)?
         let save: @Sendable (A.Credential, String) throws(ErrandError) -> Void
         let replace: @Sendable (String, Int, A.Credential) -> Bool
+        let cookieJar: @Sendable (String) throws(ErrandError) -> CookieJar
     }
 
     /// What a refused request does next, decided under the lock.
@@ -81,7 +82,8 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         self.store = Store(
             accountKey: store.accountKey, current: { store.current }, credential: { store.revisedCredential(for: $0) },
             save: { credential, id throws(ErrandError) in try store.save(credential, for: id) },
-            replace: { store.replace($0, revision: $1, with: $2) })
+            replace: { store.replace($0, revision: $1, with: $2) },
+            cookieJar: { id throws(ErrandError) in try store.cookieJar(for: id) })
         state = Locked(State())
     }
 
@@ -117,6 +119,9 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
     public func adapt(_ request: TransportRequest, for task: RequestTask) async throws(ErrandError) -> TransportRequest
     {
         guard let account = account(of: task) else { return request }
+        var request = request
+        // The account's cookies go wherever its requests go, as a browser profile's do.
+        if let store, request.cookieJar != nil { request.cookieJar = try store.cookieJar(account) }
         guard isInScope(request, of: task) else {
             noteWithheld(from: request, of: task, account: account)
             return request
@@ -255,15 +260,33 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
         return try await Self.value(of: refresh)
     }
 
+    /// `authenticator`'s refresh of `credential`, its requests sending the cookies of `cookieJar`
+    /// when there is one.
+    private static func refreshing(_ credential: A.Credential, with authenticator: A, cookieJar: CookieJar?)
+        async throws(ErrandError) -> A.Credential
+    {
+        do {
+            return try await InterceptorScope.$cookieJar.withValue(cookieJar ?? InterceptorScope.cookieJar) {
+                try await authenticator.refresh(credential)
+            }
+        } catch let error as ErrandError {
+            throw error
+        } catch {
+            throw .cancelled
+        }
+    }
+
     /// Starts `account`'s one refresh, under the lock so that it is recorded before it can finish.
     private func startRefresh(
         of credential: A.Credential, account: String, revision: Int, in state: inout State
     ) -> Task<A.Credential, any Error> {
         state.refreshCount += 1
         let id = state.refreshCount
-        let task = Task { [authenticator, self] () async throws -> A.Credential in
+        let task = Task { [authenticator, store, self] () async throws -> A.Credential in
             do throws(ErrandError) {
-                let fresh = try await authenticator.refresh(credential)
+                // A refresh that logs in again sends the account's session cookie.
+                let jar = try store.map { store throws(ErrandError) in try store.cookieJar(account) }
+                let fresh = try await Self.refreshing(credential, with: authenticator, cookieJar: jar)
                 endRefresh(id, of: account, from: revision, with: .success(fresh))
                 return fresh
             } catch {

@@ -11,6 +11,10 @@ enum InterceptorScope {
     /// ``AuthenticationInterceptor`` of the request's own authenticates the request where it
     /// goes, one of the configuration's only the configuration's origins.
     @TaskLocal static var isRequestsOwn = false
+    /// The cookie jar of the account the interceptor works for: requests started inside it — a
+    /// token refresh that logs in again with the account's session cookie — send and store that
+    /// account's cookies rather than the configuration's.
+    @TaskLocal static var cookieJar: CookieJar?
 
     static func run<Value>(requestsOwn: Bool, _ body: () async throws(ErrandError) -> Value)
         async throws(ErrandError) -> Value

@@ -96,6 +96,7 @@ final class RequestPipeline: Sendable {
             return finish(task, response: nil, error: error)
         }
         built.request.isStreaming = plan.streams
+        if let jar = plan.accountCookieJar, built.request.cookieJar != nil { built.request.cookieJar = jar }
         if plan.cache?.followsHTTPCaching == true { plan.sentAt = config.cacheClock() }
         Self.ask(about: stale, in: &built.request, plan: &plan)
         if task.stream?.upgradesToWebSocket == true {

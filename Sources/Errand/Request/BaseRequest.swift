@@ -61,6 +61,11 @@ public protocol BaseRequest: Sendable {
     /// Credentials sent as an HTTP Basic `Authorization` header. Default `nil`.
     var authorization: (username: String, password: String)? { get }
 
+    /// Whether the request sends the cookies of its agent's ``NetworkConfig/cookieJar`` (or its
+    /// account's) and stores the ones its responses set. A `Cookie` field in ``headers`` is sent
+    /// in place of the jar's either way. Default `true`.
+    var usesCookies: Bool { get }
+
     /// Seconds the request may wait for data before it fails with ``ErrandError/timedOut``. Default `60`.
     var timeoutInterval: TimeInterval { get }
 
@@ -220,6 +225,8 @@ extension BaseRequest {
     public var headers: [String: String] { [:] }
     /// Default: `nil`.
     public var authorization: (username: String, password: String)? { nil }
+    /// Default: `true`.
+    public var usesCookies: Bool { true }
     /// Default: `60`.
     public var timeoutInterval: TimeInterval { 60 }
     /// Default: `nil`.

@@ -22,6 +22,9 @@ struct RequestPlan: Sendable {
     /// Whether an interceptor started the request for an attempt that holds a slot, such as a
     /// token refresh: it skips the concurrency limit (see ``InterceptorScope``).
     let isInterceptorWork: Bool
+    /// The jar of the account an interceptor started this request for, in place of the
+    /// configuration's; `nil` outside such work.
+    let accountCookieJar: CookieJar?
     /// Whether an identical call in flight may answer it too; never for a download, which writes
     /// its own file, nor for a streamed upload body, which only one call can read.
     let coalesces: Bool
@@ -57,6 +60,7 @@ struct RequestPlan: Sendable {
         maximumResponseSize = request.maximumResponseSize ?? config.maximumResponseSize
         refusedStreamBodyLimit = streams && !upgradesToWebSocket ? request.maximumResponseSize : nil
         isInterceptorWork = InterceptorScope.isActive
+        accountCookieJar = InterceptorScope.cookieJar
         coalesces = request.coalescesDuplicates && downloadTarget == nil && !streams && !Self.streamsBody(request)
         isOffline = config.isOffline || (request.cachePolicy == .cacheOnly && !streams)
         self.streams = streams

@@ -21,7 +21,9 @@ enum TransportRequestBuilder {
         throws(ErrandError) -> Output
     {
         if let custom = request.buildCustomURLRequest() {
-            return Output(request: try transportRequest(from: custom))
+            var output = Output(request: try transportRequest(from: custom))
+            if request.usesCookies && custom.httpShouldHandleCookies { output.request.cookieJar = config.cookieJar }
+            return output
         }
         let sendsBody = !request.method.encodesArgumentsInQuery
         let uploadBody = sendsBody ? try Self.uploadBody(of: request) : nil
@@ -64,6 +66,7 @@ enum TransportRequestBuilder {
             output.request.headers.setHeaderField(name, value)
         }
         UserAgent.addDefault(to: &output.request.headers, config: config, sessionSetsUserAgent: sessionSetsUserAgent)
+        if request.usesCookies { output.request.cookieJar = config.cookieJar }
         return output
     }
 

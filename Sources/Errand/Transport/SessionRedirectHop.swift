@@ -32,6 +32,9 @@ final class SessionRedirectHop: Sendable {
     func receive(_ event: TransportEvent) -> Action {
         switch event {
         case .responseHead(let statusCode, let headers):
+            if let jar = request.cookieJar, let joined = headers.headerField("Set-Cookie") {
+                jar.storeCookies(fromSetCookieFields: SetCookie.fields(joinedBySession: joined), for: request.url)
+            }
             guard RedirectPolicy.isRedirect(statusCode), let location = headers.headerField("Location") else {
                 return .forward(event)
             }

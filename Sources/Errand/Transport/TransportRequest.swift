@@ -34,6 +34,11 @@ public struct TransportRequest: Sendable, Equatable {
     /// consumer may ask the transport to pause (``TransportTask/pauseReceiving()``), and a
     /// transport may send it a way that can (``URLSessionTransport`` does on Linux). Default `false`.
     public var isStreaming = false
+    /// The jar the transport sends cookies from and stores each hop's `Set-Cookie` fields into,
+    /// by that hop's URL; `nil` for none. A `Cookie` field in ``headers`` is sent instead of the
+    /// jar's. The agent sets its ``NetworkConfig/cookieJar`` unless ``BaseRequest/usesCookies`` is
+    /// `false`; an ``AuthenticationInterceptor`` with an ``AccountStore`` sets the account's. Default `nil`.
+    public var cookieJar: CookieJar?
     /// Whether this is a WebSocket's opening handshake: a transport that can opens a connection
     /// of its own for it, and after a `101` reports the peer's bytes as the body.
     var upgradesToWebSocket = false
@@ -61,6 +66,13 @@ public struct TransportRequest: Sendable, Equatable {
 }
 
 extension TransportRequest {
+    /// The `Cookie` value the transport adds from ``cookieJar`` for ``url``; `nil` when the jar
+    /// has none for it, or the request names its own.
+    var jarCookieHeader: String? {
+        guard let cookieJar, headers.headerField("Cookie") == nil else { return nil }
+        return cookieJar.headerValue(for: url)
+    }
+
     /// Header fields that carry credentials whoever set them.
     static let standardCredentialHeaders: Set<String> = ["authorization", "cookie", "proxy-authorization"]
 

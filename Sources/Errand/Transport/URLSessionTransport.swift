@@ -190,6 +190,7 @@ public final class URLSessionTransport: Transport {
                 }
             }
             var urlRequest = Self.urlRequest(for: request)
+            if let cookie = request.jarCookieHeader { urlRequest.setValue(cookie, forHTTPHeaderField: "Cookie") }
             // An upload task streams the file from disk; a body in `httpBody` would be read whole.
             // The rest of a file, from an offset, streams from an input stream moved there.
             let file = request.bodyFileURL.flatMap { request.bodyFileOffset > 0 ? nil : $0 }
@@ -242,13 +243,16 @@ public final class URLSessionTransport: Transport {
             URLError(.unsupportedURL, userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: reason]))
     }
 
-    /// A copy of `configuration` without a `URLCache`. Errand caches responses itself, and on
+    /// A copy of `configuration` without a `URLCache` or cookie storage: Errand keeps cookies in
+    /// each request's ``TransportRequest/cookieJar``. Errand caches responses itself, and on
     /// Linux a session with a URL cache creates each task's protocol only after an asynchronous
     /// cache lookup, which can defer a cancel's work past the task's completion: a fatal error
     /// in FoundationNetworking that cancelling many requests at once made likely.
     private static func withoutURLCache(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
         guard let copy = configuration.copy() as? URLSessionConfiguration else { return configuration }
         copy.urlCache = nil
+        copy.httpShouldSetCookies = false
+        copy.httpCookieStorage = nil
         return copy
     }
 
@@ -256,6 +260,7 @@ public final class URLSessionTransport: Transport {
     static func urlRequest(for request: TransportRequest) -> URLRequest {
         var urlRequest = URLRequest(url: request.url, timeoutInterval: request.timeoutInterval)
         urlRequest.httpMethod = request.method
+        urlRequest.httpShouldHandleCookies = false
         for (name, value) in request.headers {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }

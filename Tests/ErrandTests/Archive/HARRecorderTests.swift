@@ -17,14 +17,10 @@ struct HARRecorderTests {
         fixture = try PipelineFixture()
     }
 
-    /// An agent reporting to `recorder`. One whose responses set cookies must not store them:
-    /// the default storage is the process's, and every later request to 127.0.0.1 would send them.
-    private func agent(recording recorder: HARRecorder, storesCookies: Bool = true) -> NetworkAgent {
+    /// An agent reporting to `recorder`, with the fixture configuration's cookie jar of its own.
+    private func agent(recording recorder: HARRecorder) -> NetworkAgent {
         fixture.config.addEventMonitor(recorder)
-        guard !storesCookies else { return fixture.makeAgent() }
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpShouldSetCookies = false
-        return fixture.makeAgent(transport: DefaultTransport.make(configuration: configuration))
+        return fixture.makeAgent()
     }
 
     /// The recording, decoded, once it holds `count` entries.
@@ -290,7 +286,7 @@ struct HARRecorderTests {
         var request = HTTPBinRequest("/response-headers?Set-Cookie=sid%3Dset-value%3B%20Path%3D%2F%3B%20HttpOnly")
         request.headers["Authorization"] = "Bearer t0ken-secret"
         request.headers["Cookie"] = "session=c00kie-secret; theme=dark"
-        _ = try await agent(recording: recorder, storesCookies: false).response(request)
+        _ = try await agent(recording: recorder).response(request)
         let entry = try await entry(of: recorder)
         let placeholder = Redactor.placeholder
         #expect(entry.request.headers.first { $0.name == "Authorization" }?.value == placeholder)

@@ -259,22 +259,18 @@ struct HTTPCacheAsSentTests {
     @Test func theCookiesTheTransportSendsSelectTheVariant() async throws {
         defer { cleanUp() }
         serve(["Cache-Control": "max-age=600", "Vary": "Cookie"])
-        let cookies = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: UUID().uuidString)
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieStorage = cookies
-        let agent = fixture.makeAgent { $0.sessionConfiguration = configuration }
+        let cookies = CookieJar()
+        let agent = fixture.makeAgent { $0.cookieJar = cookies }
         let url = try #require(URL(string: server.baseURL + "/http-cache/me"))
         func signIn(_ session: String) throws {
-            cookies.setCookie(
-                try #require(
-                    HTTPCookie(properties: [.name: "session", .value: session, .domain: server.host, .path: "/"])))
+            cookies.add(Cookie(name: "session", value: session, domain: server.host))
         }
         try signIn("ann")
         _ = try await agent.response(Me())
         #expect(sent().last?.header("Cookie") == "session=ann", "the transport sent the stored cookie")
         #expect(try await agent.response(Me()).isDataFromCache)
         try signIn("bob")
-        #expect(cookies.cookies(for: url)?.first?.value == "bob")
+        #expect(cookies.cookies(for: url).first?.value == "bob")
         #expect(try await !agent.response(Me()).isDataFromCache, "Bob's cookie selects another variant")
         #expect(sent().count == 2)
     }

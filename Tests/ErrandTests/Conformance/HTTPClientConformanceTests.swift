@@ -60,10 +60,6 @@ struct HTTPClientConformanceTests {
         config.baseUrl = server.baseURL
         config.callbackQueue = DispatchQueue(label: "errand.conformance-tests.callbacks")
         config.cacheDirectory = cacheDirectory
-        let session = URLSessionConfiguration.ephemeral
-        session.httpCookieStorage = HTTPCookieStorage.sharedCookieStorage(
-            forGroupContainerIdentifier: UUID().uuidString)
-        config.sessionConfiguration = session
         agent = NetworkAgent(config: config)
     }
 

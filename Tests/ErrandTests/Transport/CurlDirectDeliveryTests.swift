@@ -20,9 +20,10 @@ struct CurlDirectDeliveryTests {
 
     private func deliver(
         _ path: String, deliversDirectly: Bool, through transport: CurlTransport = CurlTransport(),
-        atCompletion: @escaping @Sendable () -> Void = {}
+        cookieJar: CookieJar? = nil, atCompletion: @escaping @Sendable () -> Void = {}
     ) async throws -> Delivery {
-        let request = try TransportRequest.loopback(path)
+        var request = try TransportRequest.loopback(path)
+        request.cookieJar = cookieJar
         let delivery = Locked(Delivery())
         return await withCheckedContinuation { continuation in
             _ = transport.send(request, deliversDirectly: deliversDirectly) { event in
@@ -55,16 +56,12 @@ struct CurlDirectDeliveryTests {
     }
 
     @Test func cookiesAreStoredOffTheCurlThreadBeforeTheEventsThatFollow() async throws {
-        let configuration = URLSessionConfiguration.ephemeral
-        let storage = try #require(configuration.httpCookieStorage)
-        let name = "errand\(UInt32.random(in: 0...UInt32.max))"
-        defer { storage.cookies?.filter { $0.name == name }.forEach(storage.deleteCookie) }
+        let jar = CookieJar()
         let storedAtCompletion = Locked(false)
         let delivery = try await deliver(
-            "/response-headers?Set-Cookie=\(name)%3Doat", deliversDirectly: true,
-            through: CurlTransport(configuration: configuration)
+            "/response-headers?Set-Cookie=oat%3Dmeal", deliversDirectly: true, cookieJar: jar
         ) {
-            storedAtCompletion.withLock { $0 = storage.cookies?.contains { $0.name == name } == true }
+            storedAtCompletion.withLock { $0 = jar.allCookies.contains { $0.name == "oat" } }
         }
         #expect(delivery.statusCode == 200 && delivery.error == nil)
         #expect(storedAtCompletion.withLock { $0 })

@@ -193,25 +193,6 @@ struct CurlTransportTests {
         #expect(!outcome.body.isEmpty && outcome.body.count < 600)
     }
 
-    @Test func cookiesAreStoredAndSentThroughTheConfigurationsStorage() async throws {
-        let configuration = URLSessionConfiguration.ephemeral
-        let storage = try #require(configuration.httpCookieStorage)
-        let name = "errand\(UInt32.random(in: 0...UInt32.max))"
-        defer { storage.cookies?.filter { $0.name == name }.forEach(storage.deleteCookie) }
-        let transport = CurlTransport(configuration: configuration)
-
-        // The 302 that sets the cookie leads to /cookies, which must already receive it.
-        let setting = TransportProbe()
-        _ = setting.send(try request("/cookies/set?\(name)=oat"), through: transport)
-        let first = await setting.completion()
-        #expect((first.json["cookies"] as? [String: String])?[name] == "oat")
-        #expect(storage.cookies?.contains { $0.name == name && $0.value == "oat" } == true)
-
-        let later = TransportProbe()
-        _ = later.send(try request("/cookies"), through: transport)
-        #expect((await later.completion().json["cookies"] as? [String: String])?[name] == "oat")
-    }
-
     @Test func extremeTimeoutsAreClampedNotFatal() async throws {
         for (idle, resource) in [(Double.infinity, Double.infinity), (.nan, .greatestFiniteMagnitude), (1e300, nil)] {
             var request = try request("/get")

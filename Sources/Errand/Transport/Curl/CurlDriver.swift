@@ -53,7 +53,7 @@ final class CurlDriver: Sendable {
     /// Creates the multi handle and starts its thread; `nil` when libcurl is not available.
     /// `watchesSockets: false` keeps to `curl_multi_perform` and `curl_multi_poll` where epoll
     /// exists, so that tests reach the loop other platforms run.
-    init?(cookies: CurlCookies, connection: CurlConnectionSettings, calls: CurlCalls, watchesSockets: Bool = true) {
+    init?(connection: CurlConnectionSettings, calls: CurlCalls, watchesSockets: Bool = true) {
         guard CurlLibrary.isLoaded, let multi = errand_curl_multi_init() else { return nil }
         _ = errand_curl_multi_setopt_long(
             multi, ERRAND_CURLMOPT_MAX_HOST_CONNECTIONS, connection.maximumConnectionsPerHost)
@@ -70,7 +70,7 @@ final class CurlDriver: Sendable {
             Thread.current.threadDictionary[Self.threadMarker] = true
             guard let multi = UnsafeMutableRawPointer(bitPattern: multiAddress) else { return }
             CurlLoop(
-                driver: self, multi: multi, cookies: cookies, connection: connection, calls: calls,
+                driver: self, multi: multi, connection: connection, calls: calls,
                 socketWatch: socketWatch
             ).run()
         }

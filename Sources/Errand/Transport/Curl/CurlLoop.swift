@@ -12,7 +12,6 @@ import Foundation
 final class CurlLoop {
     private let driver: CurlDriver
     let multi: UnsafeMutableRawPointer
-    private let cookies: CurlCookies
     let connection: CurlConnectionSettings
     /// The trusted roots as libcurl reads them, from memory that lives as long as the loop.
     let certificateBundle: UnsafeMutableRawBufferPointer?
@@ -51,13 +50,12 @@ final class CurlLoop {
     private static let maximumPollMilliseconds = 1000
 
     init(
-        driver: CurlDriver, multi: UnsafeMutableRawPointer, cookies: CurlCookies, connection: CurlConnectionSettings,
+        driver: CurlDriver, multi: UnsafeMutableRawPointer, connection: CurlConnectionSettings,
         calls: CurlCalls, socketWatch: CurlSocketWatch?
     ) {
         self.driver = driver
         self.socketWatch = socketWatch
         self.multi = multi
-        self.cookies = cookies
         self.connection = connection
         self.calls = calls
         poolLimits = CurlPoolLimits(connectionsPerHost: connection.maximumConnectionsPerHost)
@@ -166,7 +164,7 @@ final class CurlLoop {
         let transfer: CurlTransfer
         do {
             transfer = try CurlTransfer(
-                hop: hop, easy: easy, cookies: cookies, connection: connection,
+                hop: hop, easy: easy, connection: connection,
                 certificateBundle: certificateBundle.map(UnsafeRawBufferPointer.init), drains: drains)
         } catch {
             recycle(easy)
@@ -268,8 +266,8 @@ final class CurlLoop {
 
     /// Works out the next hop off the curl thread: cookie storage may write to disk.
     private func follow(_ redirect: CurlTransfer.Redirect, from hop: CurlHop) {
-        hop.mailbox.perform(batch: drains) { [driver, cookies, redirectPolicy] in
-            cookies.store(redirect.setCookies, from: hop.request.url)
+        hop.mailbox.perform(batch: drains) { [driver, redirectPolicy] in
+            hop.request.cookieJar?.storeCookies(fromSetCookieFields: redirect.setCookies, for: hop.request.url)
             let next = redirectPolicy.next(
                 after: hop.request, statusCode: redirect.statusCode, location: redirect.location,
                 redirectCount: hop.redirectCount)
@@ -286,7 +284,7 @@ final class CurlLoop {
                     pump.stop()
                     nextHop.bodyPump = nil
                 }
-                nextHop.cookieHeader = cookies.header(for: request)
+                nextHop.cookieHeader = request.jarCookieHeader
                 nextHop.redirectCount += 1
                 driver.submit(.start(nextHop))
             case .failure(let error):

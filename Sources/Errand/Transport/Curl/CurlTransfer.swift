@@ -16,7 +16,6 @@ final class CurlTransfer {
     let easy: UnsafeMutableRawPointer
     /// Where the hop's deliveries wait for the end of the loop's turn.
     private let drains: CurlDrainBatch
-    private let cookies: CurlCookies
     let connection: CurlConnectionSettings
     /// The trusted roots' PEM bytes, owned by the curl loop, which outlives every transfer.
     let certificateBundle: UnsafeRawBufferPointer?
@@ -54,13 +53,12 @@ final class CurlTransfer {
     /// - Throws: ``ErrandError/fileSystem(_:)`` when the body file cannot be opened;
     ///   ``ErrandError/transport(_:)`` when libcurl refuses a connection option.
     init(
-        hop: CurlHop, easy: UnsafeMutableRawPointer, cookies: CurlCookies, connection: CurlConnectionSettings,
+        hop: CurlHop, easy: UnsafeMutableRawPointer, connection: CurlConnectionSettings,
         certificateBundle: UnsafeRawBufferPointer?, drains: CurlDrainBatch
     ) throws(ErrandError) {
         self.hop = hop
         self.easy = easy
         self.drains = drains
-        self.cookies = cookies
         self.connection = connection
         self.certificateBundle = certificateBundle
         errorBuffer.initialize(to: 0)
@@ -258,9 +256,9 @@ final class CurlTransfer {
         if head.isEncoded(outside: CurlLibrary.decodedContentCodings) {
             setLong(ERRAND_CURLOPT_HTTP_CONTENT_DECODING, 0)
         }
-        if !setCookies.isEmpty {
-            hop.mailbox.perform(batch: drains) { [cookies, url = hop.request.url] in
-                cookies.store(setCookies, from: url)
+        if !setCookies.isEmpty, let jar = hop.request.cookieJar {
+            hop.mailbox.perform(batch: drains) { [url = hop.request.url] in
+                jar.storeCookies(fromSetCookieFields: setCookies, for: url)
             }
         }
         hop.mailbox.post(.responseHead(statusCode: head.statusCode, headers: head.headers), batch: drains)

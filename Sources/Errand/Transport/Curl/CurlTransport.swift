@@ -44,7 +44,6 @@ public final class CurlTransport: DirectDeliveryTransport {
     public let bufferLimit: Int
 
     private let driver: CurlDriver?
-    private let cookies: CurlCookies
     private let additionalHeaders: [String: String]
     private let settings: CurlConnectionSettings
     private let peakBuffered = Locked(0)
@@ -59,8 +58,7 @@ public final class CurlTransport: DirectDeliveryTransport {
     /// The files `connection` names (trusted roots, client identity) are read here; one that is
     /// missing or not PEM fails every request of the transport with an error naming it.
     /// - Parameters:
-    ///   - configuration: Where cookies are stored and sent from (`httpCookieStorage`,
-    ///     `httpShouldSetCookies`), header fields added to every request
+    ///   - configuration: The header fields added to every request
     ///     (`httpAdditionalHeaders`) and the connections kept per host
     ///     (`httpMaximumConnectionsPerHost`, unless `connection` sets its own). Default `.default`.
     ///   - connection: How to reach servers; see ``ConnectionOptions``. Default: every option's default.
@@ -85,7 +83,6 @@ public final class CurlTransport: DirectDeliveryTransport {
         self.connection = connection
         self.serverTrust = serverTrust
         self.bufferLimit = max(bufferLimit, 1)
-        cookies = CurlCookies(configuration: configuration)
         var headers: [String: String] = [:]
         for (name, value) in configuration.httpAdditionalHeaders ?? [:] {
             headers[String(describing: name)] = String(describing: value)
@@ -95,7 +92,7 @@ public final class CurlTransport: DirectDeliveryTransport {
             connection: connection, sessionLimit: configuration.httpMaximumConnectionsPerHost,
             libraryVersion: CurlLibrary.versionNumber)
         self.settings = settings
-        driver = CurlDriver(cookies: cookies, connection: settings, calls: calls, watchesSockets: watchesSockets)
+        driver = CurlDriver(connection: settings, calls: calls, watchesSockets: watchesSockets)
     }
 
     deinit {
@@ -134,7 +131,7 @@ public final class CurlTransport: DirectDeliveryTransport {
         driver.submit(
             .start(
                 CurlHop(
-                    id: id, request: request, cookieHeader: cookies.header(for: request), mailbox: task.mailbox,
+                    id: id, request: request, cookieHeader: request.jarCookieHeader, mailbox: task.mailbox,
                     deadline: deadline, serverTrust: serverTrust, bodyPump: pump)))
         return task
     }
@@ -154,7 +151,7 @@ public final class CurlTransport: DirectDeliveryTransport {
             request.headers[name] = value
         }
         guard let driver = ready(for: request, task) else { return task }
-        let head = CurlSocket.head(of: request, cookieHeader: cookies.header(for: request))
+        let head = CurlSocket.head(of: request, cookieHeader: request.jarCookieHeader)
         let deadline = DispatchTime.now() + CurlHop.timeout(request.timeoutInterval)
         driver.submit(
             .openSocket(

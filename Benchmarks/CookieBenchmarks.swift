@@ -1,0 +1,55 @@
+import Errand
+import Foundation
+
+/// What the cookie jar costs a request: finding and ordering the cookies for its URL and
+/// writing them as the `Cookie` value (what both transports do per hop), with 0, 10 and 1,000
+/// cookies stored — the 1,000 across 100 sites, 10 of them the request's — and storing one
+/// response's `Set-Cookie`.
+enum CookieBenchmarks {
+    static let names = ["cookies.send-0", "cookies.send-10", "cookies.send-1000", "cookies.store"]
+
+    static func run(_ plan: Plan, progress: (String) -> Void) throws -> [Measurement] {
+        guard let url = URL(string: "https://api.example.com/v1/users/42") else { return [] }
+        var results: [Measurement] = []
+        for (name, sites) in zip(names.prefix(3), [0, 1, 100]) where plan.includes(name) {
+            progress(name)
+            let jar = filledJar(sites: sites)
+            let (total, warmup) = plan.counts(default: 200_000)
+            results.append(
+                Microbenchmark.measure(name, iterations: total, warmup: warmup) {
+                    let value = jar.cookies(for: url).map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+                    blackHole(value)
+                })
+        }
+        if plan.includes(names[3]) {
+            progress(names[3])
+            let jar = CookieJar()
+            let fields = ["session=3f1c9a7e2b; Path=/; Max-Age=3600; Secure; HttpOnly; SameSite=Lax"]
+            let (total, warmup) = plan.counts(default: 200_000)
+            results.append(
+                Microbenchmark.measure(names[3], iterations: total, warmup: warmup) {
+                    jar.storeCookies(fromSetCookieFields: fields, for: url)
+                })
+        }
+        return results
+    }
+
+    /// A jar with 10 cookies for each of `sites` sites, the first being the benchmark URL's.
+    private static func filledJar(sites: Int) -> CookieJar {
+        let jar = CookieJar()
+        for site in 0..<sites {
+            let host = site == 0 ? "api.example.com" : "www.site\(site).example"
+            for index in 0..<10 {
+                jar.add(
+                    Cookie(
+                        name: "cookie\(index)", value: "value-\(site)-\(index)", domain: host,
+                        path: index.isMultiple(of: 2) ? "/" : "/v1", expiresAt: Date().addingTimeInterval(86_400)))
+            }
+        }
+        return jar
+    }
+
+    @inline(never) private static func blackHole(_ value: String) {
+        if value.utf8.count == Int.max { print(value) }
+    }
+}

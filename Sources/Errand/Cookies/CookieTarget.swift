@@ -1,0 +1,77 @@
+import Foundation
+
+/// A request's URL as cookies see it (RFC 6265bis): the canonical host, the path, and whether
+/// the connection counts as secure.
+struct CookieTarget: Sendable {
+    /// The host, lowercased, without a trailing dot's meaning changed (`example.org.` stays a
+    /// host of its own, as browsers keep it).
+    let host: String
+    /// The path as sent, percent-encoding kept; empty for none.
+    let path: Substring
+    /// `https` and `wss`, and loopback hosts over any scheme: what the Secure Contexts rules
+    /// the draft points to call potentially trustworthy.
+    let isSecure: Bool
+
+    /// The target of `url`; `nil` for a URL without a host, which no cookie belongs to.
+    init?(_ url: URL) {
+        guard var host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty else { return nil }
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        self.host = host
+        path = Substring(url.path(percentEncoded: true))
+        let scheme = url.scheme?.lowercased()
+        isSecure = scheme == "https" || scheme == "wss" || Self.isLoopback(host)
+    }
+
+    /// The cookie RFC 6265bis §5.7 stores for `setCookie` received from this target at `now`;
+    /// `nil` when the storage model ignores it.
+    func cookie(from setCookie: SetCookie, now: Date) -> Cookie? {
+        // Step 2: a cookie needs a name or a value.
+        guard !setCookie.name.isEmpty || !setCookie.value.isEmpty else { return nil }
+        var domain = setCookie.domain ?? ""
+        // Step 8: a domain not in ASCII is not canonical, and would match nothing.
+        guard domain.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        // Step 9: no cookie for a whole public suffix, but for the suffix's own host.
+        if !domain.isEmpty, PublicSuffixList.system.isPublicSuffix(domain) {
+            guard domain == host else { return nil }
+            domain = ""
+        }
+        // Step 10: a Domain the host is not in is another site's.
+        let isHostOnly = domain.isEmpty
+        if !isHostOnly {
+            guard Cookie.domain(host, matches: domain) else { return nil }
+        }
+        let cookie = Cookie(
+            name: setCookie.name, value: setCookie.value, domain: isHostOnly ? host : domain, isHostOnly: isHostOnly,
+            path: setCookie.path ?? String(SetCookie.defaultPath(of: path)), expiresAt: setCookie.expiresAt,
+            isSecure: setCookie.isSecure, isHTTPOnly: setCookie.isHTTPOnly, sameSite: setCookie.sameSite,
+            createdAt: now)
+        // Step 13: a Secure cookie only from a secure origin.
+        if cookie.isSecure && !isSecure { return nil }
+        guard Self.prefixesHold(for: cookie, hasPathAttribute: setCookie.path != nil) else { return nil }
+        return cookie
+    }
+
+    /// Steps 20–22: `__Secure-` needs `Secure`; `__Host-` needs it too, no `Domain` and the path
+    /// `/`; a nameless cookie may not look like either. Prefixes are matched in any case.
+    private static func prefixesHold(for cookie: Cookie, hasPathAttribute: Bool) -> Bool {
+        let name = cookie.name.lowercased()
+        if name.hasPrefix("__secure-") && !cookie.isSecure { return false }
+        if name.hasPrefix("__host-")
+            && !(cookie.isSecure && cookie.isHostOnly && hasPathAttribute && cookie.path == "/")
+        {
+            return false
+        }
+        if cookie.name.isEmpty {
+            let value = cookie.value.lowercased()
+            if value.hasPrefix("__secure-") || value.hasPrefix("__host-") { return false }
+        }
+        return true
+    }
+
+    /// Whether `host` is `localhost`, a name below it, or a loopback address.
+    private static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasSuffix(".localhost") || host == "::1"
+            || host.hasPrefix("127.")
+                && Cookie.isIPAddress(host)
+    }
+}
