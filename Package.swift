@@ -12,11 +12,13 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "Errand", dependencies: ["CErrandCurl", "CErrandZlib"]),
+        .target(name: "Errand", dependencies: ["CErrandCurl", "CErrandZlib", "CErrandPSL"]),
         // Loads libcurl at run time and declares the few functions and constants CurlTransport uses.
         .target(name: "CErrandCurl"),
         // Loads zlib at run time for WebSocket compression (permessage-deflate).
         .target(name: "CErrandZlib"),
+        // Loads libpsl at run time for the cookie jar's public suffixes.
+        .target(name: "CErrandPSL"),
         // Loopback HTTP and WebSocket server for tests, examples and benchmarks. It takes only SHA-1
         // (for WebSocket accept keys) from Errand.
         .target(name: "ErrandTestServer", dependencies: ["Errand"]),

@@ -22,6 +22,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "http-caching", run: HTTPCachingTarget.run),
         FuzzTarget(name: "websocket-handshake", run: WebSocketHandshakeTarget.run),
         FuzzTarget(name: "cache-matching", run: CacheMatchingTarget.run),
+        FuzzTarget(name: "set-cookie", run: SetCookieTarget.run),
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

@@ -92,8 +92,13 @@ public final class CookieJar: Sendable {
     }
 
     /// Adds `cookie`, replacing one of the same name, domain and path; an expired one removes it.
+    /// Its domain is lowercased and loses a leading dot; a path that does not begin with `/` is `/`.
     public func add(_ cookie: Cookie) {
-        change { $0.insert(cookie, fromSecureOrigin: true, now: Date()) }
+        var cookie = cookie
+        cookie.domain = cookie.domain.lowercased()
+        if cookie.domain.hasPrefix(".") { cookie.domain.removeFirst() }
+        if !cookie.path.hasPrefix("/") { cookie.path = "/" }
+        change { [cookie] store in store.insert(cookie, fromSecureOrigin: true, now: Date()) }
     }
 
     /// Removes the cookies of `domain` and of the domains below it (`example.com` takes

@@ -6,7 +6,7 @@ struct CookieTarget: Sendable {
     /// The host, lowercased, without a trailing dot's meaning changed (`example.org.` stays a
     /// host of its own, as browsers keep it).
     let host: String
-    /// The path as sent, percent-encoding kept; empty for none.
+    /// The path as sent, percent-encoding kept; `/` for none, which is what goes out.
     let path: Substring
     /// `https` and `wss`, and loopback hosts over any scheme: what the Secure Contexts rules
     /// the draft points to call potentially trustworthy.
@@ -17,7 +17,8 @@ struct CookieTarget: Sendable {
         guard var host = url.host(percentEncoded: false)?.lowercased(), !host.isEmpty else { return nil }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         self.host = host
-        path = Substring(url.path(percentEncoded: true))
+        let path = url.path(percentEncoded: true)
+        self.path = path.isEmpty ? "/" : Substring(path)
         let scheme = url.scheme?.lowercased()
         isSecure = scheme == "https" || scheme == "wss" || Self.isLoopback(host)
     }

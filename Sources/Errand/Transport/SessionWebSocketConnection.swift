@@ -55,6 +55,8 @@ final class SessionWebSocketConnection: WebSocketConnection {
         for (name, value) in request.headers where !madeByURLSession.contains(name.lowercased()) {
             urlRequest.setValue(value, forHTTPHeaderField: name)
         }
+        urlRequest.httpShouldHandleCookies = false
+        if let cookie = request.jarCookieHeader { urlRequest.setValue(cookie, forHTTPHeaderField: "Cookie") }
         return urlRequest
     }
 

@@ -74,6 +74,9 @@ struct CookieJarTests {
         #expect(try sent(["a=1; Domain=other.org"]) == nil)
         #expect(try sent(["a=1; Domain=sub.home.example.org"]) == nil)
         #expect(try sent(["a=1; Domain=org"], to: "http://other.example.org/") == nil)
+        #expect(try sent(["a=1; Domain=co.uk"], from: "http://www.example.co.uk/") == nil)
+        #expect(try sent(["a=1; Domain=github.io"], from: "http://me.github.io/") == nil)
+        #expect(try sent(["a=1; Domain=me.github.io"], from: "http://me.github.io/") == "a=1")
         // The suffix's own host may set a host-only cookie naming it.
         let host = CookieJar()
         #expect(try sent(["a=1; Domain=org"], from: "http://org/", in: host) == "a=1")
