@@ -29,7 +29,7 @@ enum SetCookieTarget {
                     ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F
                 },
                 "a control character was kept: \(cookie)")
-            require(!cookie.name.isEmpty || !cookie.value.isEmpty, "a cookie with neither name nor value")
+            require(!cookie.name.isEmpty, "a cookie without a name")
             require(
                 cookie.domain == cookie.domain.lowercased() && !cookie.domain.hasPrefix("."), "domain \(cookie.domain)")
             require(cookie.path.hasPrefix("/"), "path \(cookie.path)")

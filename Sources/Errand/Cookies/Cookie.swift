@@ -79,19 +79,29 @@ public struct Cookie: Sendable, Hashable, Codable {
     }
 
     /// Whether it goes to `requestPath` — RFC 6265bis §5.1.4's path-match.
-    func matches(path requestPath: Substring) -> Bool {
-        guard requestPath.hasPrefix(path) else { return false }
-        return requestPath.utf8.count == path.utf8.count || path.hasSuffix("/")
-            || requestPath.utf8.dropFirst(path.utf8.count).first == UInt8(ascii: "/")
+    func matches(path requestPath: String) -> Bool {
+        // Bytes, not characters: paths compare as sent, and a `Character` comparison costs more.
+        var requestPath = requestPath, path = path
+        return requestPath.withUTF8 { request in
+            path.withUTF8 { path in
+                guard request.starts(with: path) else {
+                    return false
+                }
+                return request.count == path.count || path.last == UInt8(ascii: "/")
+                    || request[path.count] == UInt8(ascii: "/")
+            }
+        }
     }
 
     /// Whether `host` domain-matches `domain` (RFC 6265bis §5.1.3): it is the domain or a name
     /// below it, and not an IP address.
     static func domain(_ host: String, matches domain: String) -> Bool {
-        guard host.hasSuffix(domain) else { return false }
-        let hostLength = host.utf8.count, domainLength = domain.utf8.count
-        if hostLength == domainLength { return true }
-        return host.utf8.dropLast(domainLength).last == UInt8(ascii: ".") && !isIPAddress(host)
+        let hostBytes = host.utf8, domainBytes = domain.utf8
+        guard hostBytes.count >= domainBytes.count, hostBytes.reversed().starts(with: domainBytes.reversed()) else {
+            return false
+        }
+        if hostBytes.count == domainBytes.count { return true }
+        return hostBytes.dropLast(domainBytes.count).last == UInt8(ascii: ".") && !isIPAddress(host)
     }
 
     /// Whether `host` is an IPv4 or IPv6 address rather than a name.

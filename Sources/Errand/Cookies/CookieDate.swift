@@ -31,7 +31,9 @@ package enum CookieDate {
         var month: Int?
         var year: Int?
 
-        private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        private static let months = [
+            "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+        ]
 
         mutating func take(_ token: Substring.UTF8View.SubSequence) {
             if time == nil, let time = Self.time(token) {
@@ -74,7 +76,8 @@ package enum CookieDate {
         /// A token beginning with a month's three letters, in any case.
         private static func month(_ token: Substring.UTF8View.SubSequence) -> Int? {
             guard token.count >= 3 else { return nil }
-            let name = String(decoding: token.prefix(3).map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+            let name = String(
+                decoding: token.prefix(3).map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
             return months.firstIndex(of: name).map { $0 + 1 }
         }
 

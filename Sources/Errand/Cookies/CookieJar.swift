@@ -128,11 +128,13 @@ public final class CookieJar: Sendable {
         store.withLock { $0.removeAll { _ in true } }
     }
 
-    /// The `Cookie` field's value for a request to `url`; `nil` when it carries none.
-    func headerValue(for url: URL) -> String? {
-        let cookies = cookies(for: url)
-        guard !cookies.isEmpty else { return nil }
-        return cookies.map { $0.name.isEmpty ? $0.value : "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    /// The `Cookie` field's value a request to `url` sends — `name=value` pairs in
+    /// ``cookies(for:)``'s order, `; ` between them — or `nil` when it sends none.
+    public func cookieHeader(for url: URL) -> String? {
+        guard let target = CookieTarget(url) else { return nil }
+        return store.withLock {
+            $0.header(host: target.host, path: target.path, isSecure: target.isSecure, now: Date())
+        }
     }
 
     /// Applies `body`, and saves the jar when it changed: the file is written after the lock is

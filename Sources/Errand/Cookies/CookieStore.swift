@@ -60,50 +60,105 @@ struct CookieStore: Sendable {
         return true
     }
 
-    /// The cookies a request to `host` and `path` carries, in §5.8.3's order — longest path first,
-    /// then oldest — marked accessed at `now`; expired ones met on the way are removed.
-    mutating func cookies(host: String, path: Substring, isSecure: Bool, now: Date) -> [Cookie] {
-        guard count > 0 else { return [] }
-        var found: [Entry] = []
-        var domain = Substring(host)
-        while true {
-            if let key = entries.index(forKey: String(domain)) {
-                // In place: the dictionary's list is not copied to mark what a request takes.
-                if Self.collect(
-                    from: &entries.values[key], host: host, path: path, isSecure: isSecure, now: now, into: &found)
-                {
-                    var list = entries.values[key]
-                    removeExpired(from: &list, now: now)
-                    entries[String(domain)] = list.isEmpty ? nil : list
-                }
-            }
-            guard let dot = domain.firstIndex(of: ".") else { break }
-            domain = domain[domain.index(after: dot)...]
-        }
-        found.sort { first, second in
-            let firstLength = first.cookie.path.utf8.count, secondLength = second.cookie.path.utf8.count
-            if firstLength != secondLength { return firstLength > secondLength }
-            if first.cookie.createdAt != second.cookie.createdAt {
-                return first.cookie.createdAt < second.cookie.createdAt
-            }
-            return first.sequence < second.sequence
-        }
-        return found.map(\.cookie)
+    /// Where a cookie a request carries lives, and what orders it.
+    private struct Match {
+        var list: Dictionary<String, [Entry]>.Index
+        var position: Int
+        var pathLength: Int
+        var createdAt: Date
+        var sequence: UInt64
+        /// The cookie's name and value, for the header, which then copies nothing else.
+        var name: String
+        var value: String
     }
 
-    /// Adds to `found` the cookies of `list` a request carries, marked accessed; returns whether
+    /// The cookies a request to `host` and `path` carries, in §5.8.3's order — longest path first,
+    /// then oldest — marked accessed at `now`; expired ones met on the way are removed.
+    mutating func cookies(host: String, path: String, isSecure: Bool, now: Date) -> [Cookie] {
+        withMatches(host: host, path: path, isSecure: isSecure, now: now) { store, matches in
+            matches.map { store.entries.values[$0.list][$0.position].cookie }
+        } ?? []
+    }
+
+    /// The `Cookie` value for a request to `host` and `path`, as ``cookies(host:path:isSecure:now:)``
+    /// orders them; `nil` for none. Built from the store itself: no cookie is copied.
+    mutating func header(host: String, path: String, isSecure: Bool, now: Date) -> String? {
+        withMatches(host: host, path: path, isSecure: isSecure, now: now) { store, matches in
+            // Bytes first, one string at the end: cheaper than growing a string piece by piece.
+            var header: [UInt8] = []
+            header.reserveCapacity(matches.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 3 })
+            for match in matches {
+                if !header.isEmpty {
+                    header.append(UInt8(ascii: ";"))
+                    header.append(UInt8(ascii: " "))
+                }
+                if !match.name.isEmpty {
+                    header += match.name.utf8
+                    header.append(UInt8(ascii: "="))
+                }
+                header += match.value.utf8
+            }
+            return String(decoding: header, as: UTF8.self)
+        }
+    }
+
+    /// Finds, orders and marks the cookies a request carries, hands them to `body` while their
+    /// places are valid, then removes the expired cookies it met; `nil` when there are none.
+    private mutating func withMatches<Result>(
+        host: String, path: String, isSecure: Bool, now: Date, _ body: (CookieStore, [Match]) -> Result
+    ) -> Result? {
+        guard count > 0 else { return nil }
+        var matches: [Match] = []
+        matches.reserveCapacity(16)
+        var expiredKeys: [String] = []
+        var start = host.utf8.startIndex
+        while true {
+            // Only the host and the domains above it: a byte walk, each key a small string.
+            let key = String(host[start...])
+            if let list = entries.index(forKey: key) {
+                if Self.collect(
+                    from: &entries.values[list], at: list, host: host, path: path, isSecure: isSecure, now: now,
+                    into: &matches)
+                {
+                    expiredKeys.append(key)
+                }
+            }
+            guard let dot = host.utf8[start...].firstIndex(of: UInt8(ascii: ".")) else { break }
+            start = host.utf8.index(after: dot)
+        }
+        matches.sort { first, second in
+            if first.pathLength != second.pathLength { return first.pathLength > second.pathLength }
+            if first.createdAt != second.createdAt { return first.createdAt < second.createdAt }
+            return first.sequence < second.sequence
+        }
+        let result = matches.isEmpty ? nil : body(self, matches)
+        for key in expiredKeys {
+            var list = entries[key] ?? []
+            removeExpired(from: &list, now: now)
+            entries[key] = list.isEmpty ? nil : list
+        }
+        return result
+    }
+
+    /// Adds to `matches` the cookies of `list` a request carries, marked accessed; returns whether
     /// `list` holds an expired cookie.
     private static func collect(
-        from list: inout [Entry], host: String, path: Substring, isSecure: Bool, now: Date, into found: inout [Entry]
+        from list: inout [Entry], at key: Dictionary<String, [Entry]>.Index, host: String, path: String,
+        isSecure: Bool, now: Date, into matches: inout [Match]
     ) -> Bool {
         var hasExpired = false
         for index in list.indices {
-            let cookie = list[index].cookie
-            if cookie.isExpired(at: now) {
+            if list[index].cookie.isExpired(at: now) {
                 hasExpired = true
-            } else if cookie.matches(host: host), cookie.matches(path: path), isSecure || !cookie.isSecure {
+            } else if list[index].cookie.matches(host: host), list[index].cookie.matches(path: path),
+                isSecure || !list[index].cookie.isSecure
+            {
                 list[index].lastAccess = now
-                found.append(list[index])
+                matches.append(
+                    Match(
+                        list: key, position: index, pathLength: list[index].cookie.path.utf8.count,
+                        createdAt: list[index].cookie.createdAt, sequence: list[index].sequence,
+                        name: list[index].cookie.name, value: list[index].cookie.value))
             }
         }
         return hasExpired
@@ -143,7 +198,7 @@ struct CookieStore: Sendable {
                 entry.cookie.isSecure && entry.cookie.name == cookie.name
                     && (Cookie.domain(entry.cookie.domain, matches: cookie.domain)
                         || Cookie.domain(cookie.domain, matches: entry.cookie.domain))
-                    && entry.cookie.matches(path: Substring(cookie.path))
+                    && entry.cookie.matches(path: cookie.path)
             }
         }
     }

@@ -7,7 +7,7 @@ struct CookieTarget: Sendable {
     /// host of its own, as browsers keep it).
     let host: String
     /// The path as sent, percent-encoding kept; `/` for none, which is what goes out.
-    let path: Substring
+    let path: String
     /// `https` and `wss`, and loopback hosts over any scheme: what the Secure Contexts rules
     /// the draft points to call potentially trustworthy.
     let isSecure: Bool
@@ -18,7 +18,7 @@ struct CookieTarget: Sendable {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         self.host = host
         let path = url.path(percentEncoded: true)
-        self.path = path.isEmpty ? "/" : Substring(path)
+        self.path = path.isEmpty ? "/" : path
         let scheme = url.scheme?.lowercased()
         isSecure = scheme == "https" || scheme == "wss" || Self.isLoopback(host)
     }

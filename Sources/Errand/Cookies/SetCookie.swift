@@ -25,19 +25,19 @@ struct SetCookie: Sendable, Equatable {
     var sameSite = Cookie.SameSite.default
 
     /// Reads `field`, received for a request to `requestPath` at `now`; `nil` when §5.6 ignores it.
-    init?(_ field: String, requestPath: Substring, now: Date) {
+    init?(_ field: String, requestPath: String, now: Date) {
         let bytes = Array(field.utf8)
         // Step 1: a control character other than HTAB makes the whole field void.
         guard !bytes.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
         var parts = bytes.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)[...]
         guard let pair = parts.popFirst() else { return nil }
-        let nameAndValue: (name: ArraySlice<UInt8>, value: ArraySlice<UInt8>)
-        if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-            nameAndValue = (Self.trimmed(pair[..<equals]), Self.trimmed(pair[(equals + 1)...]))
-        } else {
-            nameAndValue = ([], Self.trimmed(pair))
-        }
-        guard nameAndValue.name.count + nameAndValue.value.count <= Self.nameAndValueLimit else { return nil }
+        // A cookie needs a name, as RFC 6265 §5.2 has it and curl, Go, Python and OkHttp keep it;
+        // the draft makes `token` and `=token` nameless cookies, as browsers do, which a server
+        // that meant them for a browser never expects an API client to send back.
+        guard let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+        let nameAndValue = (name: Self.trimmed(pair[..<equals]), value: Self.trimmed(pair[(equals + 1)...]))
+        guard !nameAndValue.name.isEmpty, nameAndValue.name.count + nameAndValue.value.count <= Self.nameAndValueLimit
+        else { return nil }
         name = String(decoding: nameAndValue.name, as: UTF8.self)
         value = String(decoding: nameAndValue.value, as: UTF8.self)
         var maxAge: Date?
@@ -103,7 +103,7 @@ struct SetCookie: Sendable, Equatable {
     }
 
     /// §5.1.4's default path of a request to `path`: up to its last `/`, or `/`.
-    static func defaultPath(of path: Substring) -> Substring {
+    static func defaultPath(of path: String) -> Substring {
         guard path.first == "/", let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
         return path[..<last]
     }

@@ -70,7 +70,7 @@ extension TransportRequest {
     /// has none for it, or the request names its own.
     var jarCookieHeader: String? {
         guard let cookieJar, headers.headerField("Cookie") == nil else { return nil }
-        return cookieJar.headerValue(for: url)
+        return cookieJar.cookieHeader(for: url)
     }
 
     /// Header fields that carry credentials whoever set them.

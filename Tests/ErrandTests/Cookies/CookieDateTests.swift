@@ -63,7 +63,9 @@ struct CookieDateTests {
         let digits = String(repeating: "9", count: 100)
         #expect(parsed("\(digits) Jan \(digits) \(digits):1:1") == nil)
         #expect(parsed("1 Jan 2021 123:00:00") == nil)
-        #expect(parsed("1\u{0} Jan 2021 00:00:00") == "Fri, 01 Jan 2021 00:00:00 GMT", "NUL is a non-delimiter after the day")
+        #expect(
+            parsed("1\u{0} Jan 2021 00:00:00") == "Fri, 01 Jan 2021 00:00:00 GMT",
+            "NUL is a non-delimiter after the day")
         #expect(parsed("é 1 Jan 2021 00:00:00 ü") == "Fri, 01 Jan 2021 00:00:00 GMT")
     }
 }
