@@ -58,7 +58,8 @@ enum SetCookieTarget {
     /// What a request to `url` is sent obeys §5.8.3.
     private static func check(_ cookies: [Cookie], for url: URL) {
         guard let host = url.host(percentEncoded: false)?.lowercased() else { return }
-        let path = url.path(percentEncoded: true)
+        // As the jar reads it: `%66` is `f` (RFC 3986 §6.2.2.2), the one escape the URLs here hold.
+        let path = url.path(percentEncoded: true).replacingOccurrences(of: "%66", with: "f")
         let secure = ["https", "wss"].contains(url.scheme ?? "") || host == "localhost" || host == "127.0.0.1"
         for cookie in cookies {
             let domainMatches =

@@ -6,7 +6,9 @@ struct CookieTarget: Sendable {
     /// The host, lowercased, without a trailing dot's meaning changed (`example.org.` stays a
     /// host of its own, as browsers keep it).
     let host: String
-    /// The path as sent, percent-encoding kept; `/` for none, which is what goes out.
+    /// The path as sent, but for percent-encoded unreserved characters (`%6F` for `o`), which
+    /// RFC 3986 §6.2.2.2 makes the same path, as browsers canonicalize a URL before matching; a
+    /// `Path` attribute is taken as it is written. `/` for none, which is what goes out.
     let path: String
     /// `https` and `wss`, and loopback hosts over any scheme: what the Secure Contexts rules
     /// the draft points to call potentially trustworthy.
@@ -18,7 +20,7 @@ struct CookieTarget: Sendable {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         self.host = host
         let path = url.path(percentEncoded: true)
-        self.path = path.isEmpty ? "/" : path
+        self.path = path.isEmpty ? "/" : Self.normalized(path)
         let scheme = url.scheme?.lowercased()
         isSecure = scheme == "https" || scheme == "wss" || Self.isLoopback(host)
     }
@@ -67,6 +69,44 @@ struct CookieTarget: Sendable {
             if value.hasPrefix("__secure-") || value.hasPrefix("__host-") { return false }
         }
         return true
+    }
+
+    /// `path` with each `%XX` that encodes an unreserved character (letter, digit, `-._~`) decoded.
+    static func normalized(_ path: String) -> String {
+        guard path.utf8.contains(UInt8(ascii: "%")) else { return path }
+        let bytes = Array(path.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]),
+                isUnreserved(high << 4 | low)
+            {
+                result.append(high << 4 | low)
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_")
+            || byte == UInt8(ascii: "~")
     }
 
     /// Whether `host` is `localhost`, a name below it, or a loopback address.

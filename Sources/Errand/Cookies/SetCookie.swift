@@ -65,7 +65,8 @@ struct SetCookie: Sendable, Equatable {
             case "path":
                 path =
                     value.first == UInt8(ascii: "/")
-                    ? String(decoding: value, as: UTF8.self) : String(Self.defaultPath(of: requestPath))
+                    ? String(decoding: value, as: UTF8.self)
+                    : String(Self.defaultPath(of: requestPath))
             case "secure":
                 isSecure = true
             case "httponly":

@@ -51,6 +51,16 @@ struct CookieJarTests {
         #expect(folder.allCookies.first { $0.name == "c" }?.path == "/x", "a relative Path is the default")
     }
 
+    @Test func aRequestPathIsComparedWithItsUnreservedEscapesDecoded() throws {
+        let jar = CookieJar()
+        _ = try sent(["a=1; Path=/foo"], in: jar)
+        #expect(try sent([], to: "http://home.example.org/f%6Fo/bar", in: jar) == "a=1")
+        #expect(try sent([], to: "http://home.example.org/f%2Fo", in: jar) == nil, "%2F is no unreserved character")
+        let escaped = CookieJar()
+        _ = try sent(["b=1; Path=/f%6Fo"], in: escaped)
+        #expect(try sent([], to: "http://home.example.org/foo", in: escaped) == nil, "a Path is taken as written")
+    }
+
     @Test func longerPathsGoFirstThenOlderCookies() throws {
         let jar = CookieJar()
         _ = try sent(["a=1; Path=/", "b=2; Path=/foo", "c=3; Path=/"], from: "http://home.example.org/foo/x", in: jar)
