@@ -14,19 +14,30 @@ struct HTTPRequest: Sendable {
     /// The peer's IPv4 address, e.g. `127.0.0.1`.
     var peerAddress: String
 
+    /// The target in origin-form, `/path?query`, still percent-encoded. An absolute-form target,
+    /// which a client sends to a proxy (`http://host:port/path?query`), is routed by its path and
+    /// query (RFC 9112 §3.2.2), an empty path being `/`; `*` stays as it is.
+    var originFormTarget: Substring {
+        let target = target[...]
+        // Only a target that does not start with `/` can be absolute-form: an origin-form one may
+        // carry `://` in its query, as `/redirect-to?url=http://example.com/` does.
+        guard !target.hasPrefix("/"), let scheme = target.range(of: "://") else { return target }
+        let authorityAndRest = target[scheme.upperBound...]
+        guard let end = authorityAndRest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else {
+            return "/"
+        }
+        let rest = authorityAndRest[end...]
+        return rest.hasPrefix("/") ? rest : Substring("/" + rest)
+    }
+
     /// The path part of the target, still percent-encoded.
     var rawPath: Substring {
-        var path = target[...]
-        // Absolute-form (`http://host/p`) is legal in HTTP/1.1; only the path matters here.
-        if let scheme = path.range(of: "://") {
-            let afterAuthority = path[scheme.upperBound...]
-            path = afterAuthority.firstIndex(of: "/").map { afterAuthority[$0...] } ?? "/"
-        }
-        return path.prefix { $0 != "?" && $0 != "#" }
+        originFormTarget.prefix { $0 != "?" && $0 != "#" }
     }
 
     /// The query string without the `?`, still percent-encoded; empty when there is none.
     var rawQuery: Substring {
+        let target = originFormTarget
         guard let mark = target.firstIndex(of: "?") else { return "" }
         return target[target.index(after: mark)...].prefix { $0 != "#" }
     }

@@ -196,7 +196,8 @@ struct HTTPRequestParser {
             throw Failure(status: 400, reason: "Malformed method")
         }
         guard !parts[1].isEmpty, parts[1].allSatisfy({ $0 > space && $0 != 0x7F }),
-            target.hasPrefix("/") || target.hasPrefix("http://") || target.hasPrefix("https://")
+            // Absolute-form's scheme is case-insensitive (RFC 3986 §3.1).
+            target.hasPrefix("/") || ["http://", "https://"].contains(where: { target.lowercased().hasPrefix($0) })
                 || (target == "*" && method == "OPTIONS")
         else {
             throw Failure(status: 400, reason: "Malformed request target")
@@ -222,13 +223,7 @@ struct HTTPRequestParser {
         guard value.allSatisfy({ $0 >= space || $0 == tab }), !value.contains(0x7F) else {
             throw Failure(status: 400, reason: "Control character in header value")
         }
-        return HTTPHeader(String(decoding: name, as: UTF8.self), Self.decodeHeaderValue(value))
-    }
-
-    /// Header values are nominally Latin-1, but clients put UTF-8 in them; take UTF-8 when valid.
-    private static func decodeHeaderValue(_ bytes: ArraySlice<UInt8>) -> String {
-        if let utf8 = String(bytes: bytes, encoding: .utf8) { return utf8 }
-        return String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+        return HTTPHeader(String(decoding: name, as: UTF8.self), received: value)
     }
 
     private func framing(of headers: [HTTPHeader]) throws(Failure) -> Framing {

@@ -1,7 +1,8 @@
 /// One entry of the route table: which methods, which path, and the handler that answers.
 ///
 /// Patterns are literal segments plus `{name}` (one segment) and a final `{name...}` (the
-/// non-empty rest of the path, slashes included), e.g. `/basic-auth/{user}/{passwd}`.
+/// non-empty rest of the path, slashes included), e.g. `/basic-auth/{user}/{passwd}`, or a final
+/// `{name*}` (the rest, which may be empty: `/a/{rest*}` takes `/a`, `/a/` and `/a/b/c`).
 struct Route: Sendable {
     enum Methods: Sendable, ExpressibleByArrayLiteral {
         case any
@@ -33,7 +34,7 @@ struct Route: Sendable {
     private enum Segment: Sendable {
         case literal(String)
         case parameter(String)
-        case remainder(String)
+        case remainder(String, mayBeEmpty: Bool)
     }
 
     let methods: Methods
@@ -52,7 +53,9 @@ struct Route: Sendable {
         segments = pattern.split(separator: "/").map { part in
             guard part.hasPrefix("{"), part.hasSuffix("}") else { return .literal(String(part)) }
             let name = part.dropFirst().dropLast()
-            return name.hasSuffix("...") ? .remainder(String(name.dropLast(3))) : .parameter(String(name))
+            if name.hasSuffix("...") { return .remainder(String(name.dropLast(3)), mayBeEmpty: false) }
+            if name.hasSuffix("*") { return .remainder(String(name.dropLast()), mayBeEmpty: true) }
+            return .parameter(String(name))
         }
     }
 
@@ -66,9 +69,9 @@ struct Route: Sendable {
             case .parameter(let name):
                 guard position < components.count, !components[position].isEmpty else { return nil }
                 parameters[name] = String(components[position])
-            case .remainder(let name):
+            case .remainder(let name, let mayBeEmpty):
                 let rest = components.dropFirst(position).joined(separator: "/")
-                guard !rest.isEmpty else { return nil }
+                guard mayBeEmpty || !rest.isEmpty else { return nil }
                 parameters[name] = rest
                 return parameters
             }

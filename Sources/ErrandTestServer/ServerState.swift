@@ -31,6 +31,8 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     let conformanceETag = ConformanceETag()
     /// The upload resources of `/resumable/uploads/{id}`.
     let resumableUploads = ResumableUploadState()
+    /// The folder of the http-state parser tests `/cookie-parser` serves; `nil`: it answers 404.
+    let cookieParserTests: URL?
 
     private let condition = NSCondition()
     private var stopped = false
@@ -44,10 +46,11 @@ final class ServerState: @unchecked Sendable {  // every `var` is read and writt
     /// Enough for any one test's requests, small enough that a benchmark's millions cost nothing.
     static let maxRecordedRequests = 1000
 
-    init(listener: Int32, host: String, port: UInt16) {
+    init(listener: Int32, host: String, port: UInt16, cookieParserTests: URL? = nil) {
         self.listener = listener
         self.host = host
         self.port = port
+        self.cookieParserTests = cookieParserTests
     }
 
     deinit {

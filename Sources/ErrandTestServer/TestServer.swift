@@ -136,16 +136,26 @@ import Foundation
 ///   to every request after. A retrieval, append or cancellation first resets the connection of a
 ///   creation or append still reading for the same upload (the draft's concurrency rule). Unknown
 ///   ids: `404`. ``resumableUpload(named:)`` reports an upload's state and counts.
+/// - `GET`/`POST /cookie-parser?NAME` and `/cookie-parser-result?NAME` (each also followed by `/…`):
+///   the IETF http-state group's cookie parser tests, served as its harness (`testserver.py`)
+///   served them, from the folder given as `cookieParserTests` (else 404). The first answers
+///   `302` with each line of `NAME-test` as a header field, byte for byte, and a `Location` to the
+///   second unless the file has one; the second compares the request's `Cookie` with the one
+///   `NAME-expected` names and answers `PASS` or `FAIL` with both. An HTTP/1.0 answer each, ended
+///   by closing the connection. Its tests name hosts (`home.example.org:8888`): use the server
+///   as the client's HTTP proxy, as a request in absolute-form is routed by its path and query.
 ///
 /// Streaming endpoints — Server-Sent Events, JSON lines, an OpenAI-style chat completion — are
 /// listed with their controls in `TestServer+Stream.swift`.
 ///
 /// Connections are kept alive, each is served on its own thread, and request bodies may be
-/// sent with `Content-Length` or chunked. Responses carry `Content-Length` except where HTTP
-/// forbids a body (1xx, 204, 304), the `/fault/` and `/framing/` answers, which write their own bytes, and the
-/// streaming endpoints, whose bodies are chunked (unframed and ended by the close to an HTTP/1.0
-/// client). Every request is recorded (the last 1000) for
-/// ``receivedRequests(path:)``.
+/// sent with `Content-Length` or chunked. A request-target in absolute-form (`GET
+/// http://any.host:8888/get HTTP/1.1`, what a client sends its HTTP proxy) is routed by its path
+/// and query, so the server can be a client's proxy for any host name. Responses carry
+/// `Content-Length` except where HTTP forbids a body (1xx, 204, 304), the `/fault/`, `/framing/`
+/// and `/cookie-parser` answers, which write their own bytes, and the streaming endpoints, whose
+/// bodies are chunked (unframed and ended by the close to an HTTP/1.0 client). Every request is
+/// recorded (the last 1000) for ``receivedRequests(path:)``.
 public final class TestServer: Sendable {
     /// The port the server listens on; the kernel's choice when `init` was given 0.
     public let port: UInt16
@@ -162,13 +172,16 @@ public final class TestServer: Sendable {
 
     /// Binds `host`:`port` (0 picks a free port) and starts accepting connections at once. A second
     /// loopback address such as `127.0.0.2` gives tests a second origin on the same machine.
+    /// `cookieParserTests` is the folder of the http-state parser tests (`NNNN-test` and
+    /// `NNNN-expected` files) that `/cookie-parser` serves; without it that route answers 404.
     /// - Throws: ``TestServerError`` naming the socket call that failed and why.
-    public init(host: String = "127.0.0.1", port: UInt16 = 0) throws {
+    public init(host: String = "127.0.0.1", port: UInt16 = 0, cookieParserTests: URL? = nil) throws {
         _ = Self.ignoreSIGPIPE
         let listener = try Socket.makeListener(host: host, port: port)
         self.host = host
         self.port = listener.port
-        state = ServerState(listener: listener.descriptor, host: host, port: listener.port)
+        state = ServerState(
+            listener: listener.descriptor, host: host, port: listener.port, cookieParserTests: cookieParserTests)
 
         // The thread holds the state and router, never `self`, so dropping the server runs `deinit`.
         let thread = Thread { [state] in
@@ -328,7 +341,7 @@ public final class TestServer: Sendable {
             + FaultRoutes.all + FramingFaultRoutes.all + ConformanceRoutes.all + ResumableUploadRoutes.all
             + LongPollRoutes.all + StreamRoutes.all
             + WebSocketRoutes.all
-            + WebSocketFaultRoutes.all + HTTPCacheRoutes.all)
+            + WebSocketFaultRoutes.all + HTTPCacheRoutes.all + CookieParserRoutes.all)
 
     /// A write to a connection the client has closed raises SIGPIPE, which kills the process by
     /// default; a test process would die whenever a client cancels mid-response.
