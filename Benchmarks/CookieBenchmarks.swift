@@ -1,12 +1,19 @@
 import Errand
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// What the cookie jar costs a request: finding and ordering the cookies for its URL and
 /// writing them as the `Cookie` value (what both transports do per hop), with 0, 10 and 1,000
 /// cookies stored — the 1,000 across 100 sites, 10 of them the request's — and storing one
-/// response's `Set-Cookie`.
+/// response's `Set-Cookie`; beside it, what Foundation's `HTTPCookieStorage` (the store both
+/// transports used before) takes for the same 10 cookies.
 enum CookieBenchmarks {
-    static let names = ["cookies.send-0", "cookies.send-10", "cookies.send-1000", "cookies.store"]
+    static let names = [
+        "cookies.send-0", "cookies.send-10", "cookies.send-1000", "cookies.store", "cookies.foundation-send-10",
+    ]
 
     static func run(_ plan: Plan, progress: (String) -> Void) throws -> [Measurement] {
         guard let url = URL(string: "https://api.example.com/v1/users/42") else { return [] }
@@ -28,6 +35,23 @@ enum CookieBenchmarks {
             results.append(
                 Microbenchmark.measure(names[3], iterations: total, warmup: warmup) {
                     jar.storeCookies(fromSetCookieFields: fields, for: url)
+                })
+        }
+        if plan.includes(names[4]) {
+            progress(names[4])
+            let storage = HTTPCookieStorage.sharedCookieStorage(forGroupContainerIdentifier: UUID().uuidString)
+            for cookie in filledJar(sites: 1).allCookies {
+                let properties: [HTTPCookiePropertyKey: Any] = [
+                    .name: cookie.name, .value: cookie.value, .domain: cookie.domain, .path: cookie.path,
+                    .expires: cookie.expiresAt ?? Date.distantFuture,
+                ]
+                if let made = HTTPCookie(properties: properties) { storage.setCookie(made) }
+            }
+            let (total, warmup) = plan.counts(default: 200_000)
+            results.append(
+                Microbenchmark.measure(names[4], iterations: total, warmup: warmup) {
+                    let cookies = storage.cookies(for: url) ?? []
+                    blackHole(HTTPCookie.requestHeaderFields(with: cookies)["Cookie"] ?? "")
                 })
         }
         return results

@@ -44,10 +44,16 @@ public struct Cookie: Sendable, Hashable, Codable {
     /// Creates a cookie.
     ///
     /// - Parameters:
+    ///   - name: The name.
+    ///   - value: The value, as it is sent.
     ///   - domain: Lowercased, without a leading dot.
     ///   - isHostOnly: Default `true`: sent to `domain` itself only.
     ///   - path: Default `"/"`: every path.
     ///   - expiresAt: Default `nil`: a session cookie.
+    ///   - isSecure: Default `false`: sent over plain `http` too.
+    ///   - isHTTPOnly: Default `false`.
+    ///   - sameSite: Default ``SameSite/default``.
+    ///   - createdAt: Default: now.
     public init(
         name: String, value: String, domain: String, isHostOnly: Bool = true, path: String = "/",
         expiresAt: Date? = nil, isSecure: Bool = false, isHTTPOnly: Bool = false, sameSite: SameSite = .default,

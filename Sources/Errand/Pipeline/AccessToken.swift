@@ -9,7 +9,9 @@ public struct AccessToken: AuthenticationCredential, Codable, Hashable {
     public var expiresAt: Date?
 
     /// Creates a token.
-    /// - Parameter expiresAt: Default `nil`: it never needs refreshing before the server refuses it.
+    /// - Parameters:
+    ///   - value: The token.
+    ///   - expiresAt: Default `nil`: it never needs refreshing before the server refuses it.
     public init(value: String, expiresAt: Date? = nil) {
         self.value = value
         self.expiresAt = expiresAt
