@@ -23,6 +23,7 @@ struct FuzzTarget: Sendable {
         FuzzTarget(name: "websocket-handshake", run: WebSocketHandshakeTarget.run),
         FuzzTarget(name: "cache-matching", run: CacheMatchingTarget.run),
         FuzzTarget(name: "set-cookie", run: SetCookieTarget.run),
+        FuzzTarget(name: "cookie-date", run: CookieDateTarget.run),
     ]
 
     static func named(_ name: String) -> FuzzTarget? {
