@@ -93,7 +93,11 @@ public final class CookieJar: Sendable {
 
     /// Adds `cookie`, replacing one of the same name, domain and path; an expired one removes it.
     /// Its domain is lowercased and loses a leading dot; a path that does not begin with `/` is `/`.
+    /// A cookie whose name, value, domain or path holds a control character other than a tab is
+    /// not added: it would end the `Cookie` field and start another.
     public func add(_ cookie: Cookie) {
+        let fields = [cookie.name, cookie.value, cookie.domain, cookie.path]
+        guard !fields.contains(where: { $0.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }) else { return }
         var cookie = cookie
         cookie.domain = cookie.domain.lowercased()
         if cookie.domain.hasPrefix(".") { cookie.domain.removeFirst() }
