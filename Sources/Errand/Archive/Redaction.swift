@@ -230,7 +230,7 @@ extension Redaction {
                 bytes.append(UInt8(ascii: " "))
             case UInt8(ascii: "%"):
                 let digits = rest.prefix(2)
-                if digits.count == 2, let high = hexValue(digits.first), let low = hexValue(digits.last) {
+                if digits.count == 2, let high = digits.first?.hexDigitValue, let low = digits.last?.hexDigitValue {
                     bytes.append(high << 4 | low)
                     rest = rest.dropFirst(2)
                 } else {
@@ -241,14 +241,5 @@ extension Redaction {
             }
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ digit: UInt8?) -> UInt8? {
-        switch digit {
-        case let digit? where (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit): digit - UInt8(ascii: "0")
-        case let digit? where (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(digit): digit - UInt8(ascii: "a") + 10
-        case let digit? where (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(digit): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -130,29 +130,11 @@ package enum CookieDate {
             guard let time, let day, let month, var year else { return nil }
             if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
             guard (1...31).contains(day), year >= 1601, time.hour <= 23, time.minute <= 59, time.second <= 59,
-                day <= Self.days(in: month, of: year)
+                day <= HTTPDate.length(ofMonth: month, in: year)
             else { return nil }
-            let days = Self.daysSince1970(year: year, month: month, day: day)
+            let days = HTTPDate.daysSince1970(year: year, month: month, day: day)
             let seconds = days * 86_400 + time.hour * 3600 + time.minute * 60 + time.second
             return Date(timeIntervalSince1970: TimeInterval(seconds))
-        }
-
-        private static func days(in month: Int, of year: Int) -> Int {
-            switch month {
-            case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-            case 4, 6, 9, 11: 30
-            default: 31
-            }
-        }
-
-        /// Days from 1970-01-01 to the date in the proleptic Gregorian calendar (Howard Hinnant's `days_from_civil`).
-        private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-            let shifted = month <= 2 ? year - 1 : year
-            let era = (shifted >= 0 ? shifted : shifted - 399) / 400
-            let yearOfEra = shifted - era * 400
-            let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-            let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-            return era * 146_097 + dayOfEra - 719_468
         }
     }
 }

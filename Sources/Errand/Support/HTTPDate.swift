@@ -47,13 +47,22 @@ package enum HTTPDate {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+    package static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
         let yearOfEra = shiftedYear - era * 400
         let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The number of days in `month` (1 to 12) of a proleptic Gregorian `year`.
+    package static func length(ofMonth month: Int, in year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// The inverse of ``daysSince1970(year:month:day:)``.
@@ -130,17 +139,9 @@ package enum HTTPDate {
         }
 
         private func date(year: Int, month: Int, day: Int, time: Int) -> Date? {
-            guard day >= 1, day <= Self.length(ofMonth: month, in: year) else { return nil }
+            guard day >= 1, day <= HTTPDate.length(ofMonth: month, in: year) else { return nil }
             let days = HTTPDate.daysSince1970(year: year, month: month, day: day)
             return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + time))
-        }
-
-        private static func length(ofMonth month: Int, in year: Int) -> Int {
-            switch month {
-            case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
-            case 4, 6, 9, 11: 30
-            default: 31
-            }
         }
 
         /// Exactly `count` ASCII digits.

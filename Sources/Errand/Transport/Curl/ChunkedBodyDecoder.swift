@@ -85,8 +85,8 @@ package struct ChunkedBodyDecoder: Sendable {
             guard !digits.isEmpty, digits.count <= 15 else { return false }
             var size = 0
             for digit in digits {
-                guard let value = Self.hexValue(digit) else { return false }
-                size = size << 4 | value
+                guard let value = digit.hexDigitValue else { return false }
+                size = size << 4 | Int(value)
             }
             step = size == 0 ? .trailer : .data(size)
             return true
@@ -105,15 +105,6 @@ package struct ChunkedBodyDecoder: Sendable {
             return true
         case .data, .ended, .malformed:
             return true
-        }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): Int(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): Int(byte - UInt8(ascii: "a")) + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): Int(byte - UInt8(ascii: "A")) + 10
-        default: nil
         }
     }
 }
