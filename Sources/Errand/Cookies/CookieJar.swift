@@ -50,7 +50,10 @@ public final class CookieJar: Sendable {
         let file = CookieJarFile(url: fileURL, keepsSessionCookies: keepsSessionCookies)
         var store = CookieStore()
         let now = Date()
+        // The file is read as ``add(_:)`` takes a cookie: one edited by hand, or by anything else
+        // that can write it, cannot end the `Cookie` field and start another.
         for cookie in try file.read() {
+            guard let cookie = Self.storable(cookie) else { continue }
             store.insert(cookie, fromSecureOrigin: true, now: now)
         }
         self.store = Locked(store)
@@ -96,13 +99,23 @@ public final class CookieJar: Sendable {
     /// A cookie whose name, value, domain or path holds a control character other than a tab is
     /// not added: it would end the `Cookie` field and start another.
     public func add(_ cookie: Cookie) {
+        guard let cookie = Self.storable(cookie) else { return }
+        change { store in store.insert(cookie, fromSecureOrigin: true, now: Date()) }
+    }
+
+    /// `cookie` as the jar keeps one it did not read from a `Set-Cookie` field: its domain
+    /// lowercased without a leading dot, a path that does not begin with `/` made `/`; `nil`
+    /// when its name, value, domain or path holds a control character other than a tab.
+    private static func storable(_ cookie: Cookie) -> Cookie? {
         let fields = [cookie.name, cookie.value, cookie.domain, cookie.path]
-        guard !fields.contains(where: { $0.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }) else { return }
+        guard !fields.contains(where: { $0.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }) else {
+            return nil
+        }
         var cookie = cookie
         cookie.domain = cookie.domain.lowercased()
         if cookie.domain.hasPrefix(".") { cookie.domain.removeFirst() }
         if !cookie.path.hasPrefix("/") { cookie.path = "/" }
-        change { [cookie] store in store.insert(cookie, fromSecureOrigin: true, now: Date()) }
+        return cookie
     }
 
     /// Removes the cookies of `domain` and of the domains below it (`example.com` takes

@@ -15,4 +15,24 @@ struct CookieReviewTests {
         let split = SetCookie.fields(joinedBySession: "a=b" + String(repeating: ", x", count: 1000) + ", c=d")
         #expect(split.count == 2)
     }
+
+    @Test func aCookieFromTheFileWithALineBreakIsNotSent() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("errand-jar-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("cookies.json")
+        let later = Date().addingTimeInterval(600)
+        let cookies = [
+            Cookie(name: "a", value: "1\r\nX-Injected: 1", domain: "api.example.com", expiresAt: later),
+            Cookie(name: "b", value: "2", domain: "API.Example.com", expiresAt: later),
+            Cookie(name: "c", value: "3", domain: "api.example.com", expiresAt: later),
+        ]
+        struct File: Encodable {
+            var version = 1
+            var cookies: [Cookie]
+        }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try JSONEncoder().encode(File(cookies: cookies)).write(to: file)
+        let jar = try CookieJar(fileURL: file)
+        #expect(jar.cookieHeader(for: try #require(URL(string: "https://api.example.com/"))) == "b=2; c=3")
+    }
 }
