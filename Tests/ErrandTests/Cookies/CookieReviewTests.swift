@@ -35,4 +35,21 @@ struct CookieReviewTests {
         let jar = try CookieJar(fileURL: file)
         #expect(jar.cookieHeader(for: try #require(URL(string: "https://api.example.com/"))) == "b=2; c=3")
     }
+
+    @Test func manyPlainFieldsBesideASecureCookieCostLittle() throws {
+        let jar = CookieJar()
+        jar.storeCookies(fromSetCookieFields: ["s=1; Secure"], for: try #require(URL(string: "https://a.example.org/")))
+        for host in 0..<18 {
+            jar.storeCookies(
+                fromSetCookieFields: (0..<170).map { "n\($0)=1" },
+                for: try #require(URL(string: "http://h\(host).example.org/")))
+        }
+        let clock = ContinuousClock()
+        let elapsed = try clock.measure {
+            jar.storeCookies(
+                fromSetCookieFields: Array(repeating: "s=forged", count: 20_000),
+                for: try #require(URL(string: "http://b.example.org/")))
+        }
+        #expect(elapsed < .seconds(1), "took \(elapsed)")
+    }
 }
