@@ -164,7 +164,7 @@ public final class CookieJar: Sendable {
         let snapshot = store.withLock { store -> (revision: Int, cookies: [Cookie])? in
             guard body(&store) else { return nil }
             store.revision += 1
-            return (store.revision, store.allCookies(now: Date()))
+            return (store.revision, store.cookiesInArrivalOrder(now: Date()))
         }
         if let snapshot { file.write(snapshot.cookies, revision: snapshot.revision) }
     }

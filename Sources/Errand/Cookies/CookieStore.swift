@@ -173,6 +173,13 @@ struct CookieStore: Sendable {
         }
     }
 
+    /// Every cookie not expired at `now`, in the order they arrived: what a jar's file holds, so
+    /// that the jar read back orders cookies of the same creation time as this one does.
+    func cookiesInArrivalOrder(now: Date) -> [Cookie] {
+        entries.values.flatMap { $0 }.filter { !$0.cookie.isExpired(at: now) }.sorted { $0.sequence < $1.sequence }
+            .map(\.cookie)
+    }
+
     /// Removes every cookie of `domain` and of the domains below it.
     mutating func removeCookies(forDomain domain: String) {
         for key in entries.keys where key == domain || key.hasSuffix("." + domain) {

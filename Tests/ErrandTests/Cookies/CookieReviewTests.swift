@@ -52,4 +52,16 @@ struct CookieReviewTests {
         }
         #expect(elapsed < .seconds(1), "took \(elapsed)")
     }
+
+    @Test func cookiesSetTogetherGoOutInTheSameOrderAfterARestart() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("errand-jar-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("cookies.json")
+        let origin = try #require(URL(string: "https://a.example.com/"))
+        let jar = try CookieJar(fileURL: file)
+        // One response: both have the same creation time, so arrival decides (§5.8.3).
+        jar.storeCookies(fromSetCookieFields: ["y=2; Domain=example.com; Max-Age=60", "x=1; Max-Age=60"], for: origin)
+        #expect(jar.cookieHeader(for: origin) == "y=2; x=1")
+        #expect(try CookieJar(fileURL: file).cookieHeader(for: origin) == "y=2; x=1")
+    }
 }
