@@ -9,8 +9,9 @@ import Foundation
 /// ``AccountStore`` keeps one per account (``AccountStore/cookieJar(for:)``).
 ///
 /// What the jar does, as the draft has it: one cookie per `Set-Cookie` field, never split at
-/// commas (§5.6); `Expires` read by §5.1.1's date algorithm, `Max-Age` over it, neither past 400
-/// days; `Domain` matched, and refused when it names a public suffix (the list libpsl loads on
+/// commas (§5.6) — but for the fields URLSession joined with commas, which ``URLSessionTransport``
+/// splits at each comma a `name=` follows; `Expires` read by §5.1.1's date algorithm, `Max-Age`
+/// over it, neither past 400 days; `Domain` matched, and refused when it names a public suffix (the list libpsl loads on
 /// Linux; on Apple platforms only single-label names, such as `com`, are refused); host-only
 /// cookies; `Path` matching; `Secure` cookies set and sent only over `https`, `wss` and loopback
 /// hosts, and never shadowed from plain `http`; the `__Secure-` and `__Host-` prefixes; cookies
