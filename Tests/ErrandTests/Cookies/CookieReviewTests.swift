@@ -16,6 +16,23 @@ struct CookieReviewTests {
         #expect(split.count == 2)
     }
 
+    @Test func oneResponseCannotEvictAnotherSitesSecureCookie() throws {
+        let jar = CookieJar()
+        let api = try #require(URL(string: "https://api.example.com/"))
+        jar.storeCookies(fromSetCookieFields: ["session=secret; Secure; Max-Age=3600"], for: api)
+        // One host twenty labels deep may name each domain above it, each a domain of its own.
+        let labels = (0..<20).map { "l\($0)" }
+        let host = labels.joined(separator: ".") + ".evil.org"
+        var fields: [String] = []
+        for level in 0...labels.count {
+            let domain = (labels[level...] + ["evil", "org"]).joined(separator: ".")
+            for index in 0..<CookieStore.domainLimit { fields.append("c\(level)x\(index)=1; Domain=\(domain)") }
+        }
+        jar.storeCookies(fromSetCookieFields: fields, for: try #require(URL(string: "https://\(host)/")))
+        #expect(jar.cookieHeader(for: api) == "session=secret")
+        #expect(jar.cookies(for: try #require(URL(string: "https://\(host)/"))).count <= CookieStore.domainLimit)
+    }
+
     @Test func aCookieFromTheFileWithALineBreakIsNotSent() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("errand-jar-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
