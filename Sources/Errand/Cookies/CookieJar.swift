@@ -9,8 +9,9 @@ import Foundation
 /// ``AccountStore`` keeps one per account (``AccountStore/cookieJar(for:)``).
 ///
 /// What the jar does, as the draft has it: one cookie per `Set-Cookie` field, never split at
-/// commas (§5.6); `Expires` read by §5.1.1's date algorithm, `Max-Age` over it, neither past 400
-/// days; `Domain` matched, and refused when it names a public suffix (the list libpsl loads on
+/// commas (§5.6) — but for the fields URLSession joined with commas, which ``URLSessionTransport``
+/// splits at each comma a `name=` follows; `Expires` read by §5.1.1's date algorithm, `Max-Age`
+/// over it, neither past 400 days; `Domain` matched, and refused when it names a public suffix (the list libpsl loads on
 /// Linux; on Apple platforms only single-label names, such as `com`, are refused); host-only
 /// cookies; `Path` matching; `Secure` cookies set and sent only over `https`, `wss` and loopback
 /// hosts, and never shadowed from plain `http`; the `__Secure-` and `__Host-` prefixes; cookies
@@ -50,7 +51,10 @@ public final class CookieJar: Sendable {
         let file = CookieJarFile(url: fileURL, keepsSessionCookies: keepsSessionCookies)
         var store = CookieStore()
         let now = Date()
+        // The file is read as ``add(_:)`` takes a cookie: one edited by hand, or by anything else
+        // that can write it, cannot end the `Cookie` field and start another.
         for cookie in try file.read() {
+            guard let cookie = Self.storable(cookie) else { continue }
             store.insert(cookie, fromSecureOrigin: true, now: now)
         }
         self.store = Locked(store)
@@ -96,13 +100,23 @@ public final class CookieJar: Sendable {
     /// A cookie whose name, value, domain or path holds a control character other than a tab is
     /// not added: it would end the `Cookie` field and start another.
     public func add(_ cookie: Cookie) {
+        guard let cookie = Self.storable(cookie) else { return }
+        change { store in store.insert(cookie, fromSecureOrigin: true, now: Date()) }
+    }
+
+    /// `cookie` as the jar keeps one it did not read from a `Set-Cookie` field: its domain
+    /// lowercased without a leading dot, a path that does not begin with `/` made `/`; `nil`
+    /// when its name, value, domain or path holds a control character other than a tab.
+    private static func storable(_ cookie: Cookie) -> Cookie? {
         let fields = [cookie.name, cookie.value, cookie.domain, cookie.path]
-        guard !fields.contains(where: { $0.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }) else { return }
+        guard !fields.contains(where: { $0.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F } }) else {
+            return nil
+        }
         var cookie = cookie
         cookie.domain = cookie.domain.lowercased()
         if cookie.domain.hasPrefix(".") { cookie.domain.removeFirst() }
         if !cookie.path.hasPrefix("/") { cookie.path = "/" }
-        change { [cookie] store in store.insert(cookie, fromSecureOrigin: true, now: Date()) }
+        return cookie
     }
 
     /// Removes the cookies of `domain` and of the domains below it (`example.com` takes
@@ -151,7 +165,7 @@ public final class CookieJar: Sendable {
         let snapshot = store.withLock { store -> (revision: Int, cookies: [Cookie])? in
             guard body(&store) else { return nil }
             store.revision += 1
-            return (store.revision, store.allCookies(now: Date()))
+            return (store.revision, store.cookiesInArrivalOrder(now: Date()))
         }
         if let snapshot { file.write(snapshot.cookies, revision: snapshot.revision) }
     }

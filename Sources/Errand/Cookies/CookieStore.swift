@@ -26,8 +26,9 @@ struct CookieStore: Sendable {
     /// Counts the changes a jar saved to a file has made, so that the file ends with the newest.
     var revision = 0
     private var nextSequence: UInt64 = 0
-    /// Secure cookies by name: a plain-http response may not shadow one (§5.7, step 16).
-    private var secureNames: [String: Int] = [:]
+    /// How many secure cookies each domain holds, by name: a plain-http response may not shadow
+    /// one (§5.7, step 16), and the check looks only at the domains that hold one of its name.
+    private var secureDomains: [String: [String: Int]] = [:]
 
     /// Stores `cookie`, replacing one of the same name, domain, host-only flag and path, whose
     /// creation time it keeps; `fromSecureOrigin` says whether it came over a secure connection.
@@ -53,7 +54,7 @@ struct CookieStore: Sendable {
         }
         list.append(Entry(cookie: cookie, sequence: sequence, lastAccess: now))
         count += 1
-        if cookie.isSecure { secureNames[cookie.name, default: 0] += 1 }
+        if cookie.isSecure { secureDomains[cookie.name, default: [:]][cookie.domain, default: 0] += 1 }
         if list.count > Self.domainLimit { evict(from: &list, now: now) }
         entries[cookie.domain] = list
         if count > Self.totalLimit { evictAcrossDomains(now: now) }
@@ -172,6 +173,13 @@ struct CookieStore: Sendable {
         }
     }
 
+    /// Every cookie not expired at `now`, in the order they arrived: what a jar's file holds, so
+    /// that the jar read back orders cookies of the same creation time as this one does.
+    func cookiesInArrivalOrder(now: Date) -> [Cookie] {
+        entries.values.flatMap { $0 }.filter { !$0.cookie.isExpired(at: now) }.sorted { $0.sequence < $1.sequence }
+            .map(\.cookie)
+    }
+
     /// Removes every cookie of `domain` and of the domains below it.
     mutating func removeCookies(forDomain domain: String) {
         for key in entries.keys where key == domain || key.hasSuffix("." + domain) {
@@ -192,23 +200,22 @@ struct CookieStore: Sendable {
     /// Whether a secure cookie of `cookie`'s name lives where `cookie` would shadow it: a domain
     /// that domain-matches either way, and a path `cookie`'s path matches.
     private func shadowsSecureCookie(_ cookie: Cookie) -> Bool {
-        guard secureNames[cookie.name, default: 0] > 0 else { return false }
-        return entries.values.contains { list in
-            list.contains { entry in
-                entry.cookie.isSecure && entry.cookie.name == cookie.name
-                    && (Cookie.domain(entry.cookie.domain, matches: cookie.domain)
-                        || Cookie.domain(cookie.domain, matches: entry.cookie.domain))
-                    && entry.cookie.matches(path: cookie.path)
-            }
+        guard let domains = secureDomains[cookie.name] else { return false }
+        return domains.keys.contains { domain in
+            (Cookie.domain(domain, matches: cookie.domain) || Cookie.domain(cookie.domain, matches: domain))
+                && (entries[domain] ?? []).contains { entry in
+                    entry.cookie.isSecure && entry.cookie.name == cookie.name && entry.cookie.matches(path: cookie.path)
+                }
         }
     }
 
     /// Takes a removed cookie out of the counts.
     private mutating func forget(_ cookie: Cookie) {
         count -= 1
-        if cookie.isSecure {
-            secureNames[cookie.name, default: 1] -= 1
-            if secureNames[cookie.name] == 0 { secureNames[cookie.name] = nil }
+        if cookie.isSecure, var domains = secureDomains[cookie.name] {
+            domains[cookie.domain, default: 1] -= 1
+            if domains[cookie.domain] == 0 { domains[cookie.domain] = nil }
+            secureDomains[cookie.name] = domains.isEmpty ? nil : domains
         }
     }
 

@@ -97,10 +97,19 @@ struct SetCookie: Sendable, Equatable {
     }
 
     /// Whether `rest` begins, after spaces, with a name without spaces and then `=`.
+    ///
+    /// The look stops at the first byte no name holds, so that it never reads past the next
+    /// comma: a value of many commas costs one pass, not one per comma.
     private static func startsCookie(_ rest: ArraySlice<UInt8>) -> Bool {
         let name = rest.drop { $0 == 0x20 || $0 == 0x09 }
-        guard let equals = name.firstIndex(of: UInt8(ascii: "=")), equals > name.startIndex else { return false }
-        return !name[..<equals].contains { [0x20, 0x09, UInt8(ascii: ";"), UInt8(ascii: ",")].contains($0) }
+        for index in name.indices {
+            switch name[index] {
+            case UInt8(ascii: "="): return index > name.startIndex
+            case 0x20, 0x09, UInt8(ascii: ";"), UInt8(ascii: ","): return false
+            default: continue
+            }
+        }
+        return false
     }
 
     /// §5.1.4's default path of a request to `path`: up to its last `/`, or `/`.
