@@ -32,7 +32,7 @@ enum SetCookieTarget {
             require(!cookie.name.isEmpty, "a cookie without a name")
             require(
                 cookie.domain == cookie.domain.lowercased() && !cookie.domain.hasPrefix("."), "domain \(cookie.domain)")
-            require(cookie.path.hasPrefix("/"), "path \(cookie.path)")
+            require(cookie.path.utf8.first == UInt8(ascii: "/"), "path \(cookie.path)")
             require(cookie.expiresAt.map { $0 > now } ?? true, "an expired cookie was kept")
             require(
                 cookie.expiresAt.map { $0.timeIntervalSince(now) <= 400 * 86_400 + 60 } ?? true,

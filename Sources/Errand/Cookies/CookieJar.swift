@@ -15,8 +15,9 @@ import Foundation
 /// Linux; on Apple platforms only single-label names, such as `com`, are refused); host-only
 /// cookies; `Path` matching; `Secure` cookies set and sent only over `https`, `wss` and loopback
 /// hosts, and never shadowed from plain `http`; the `__Secure-` and `__Host-` prefixes; cookies
-/// sent longest path first, then oldest (§5.8.3); at most 180 per domain and 3,300 in all, the
-/// least recently used insecure ones going first (§5.7, §6.1). `HttpOnly` and `SameSite` are
+/// sent longest path first, then oldest (§5.8.3); at most 180 per site (the registrable domain
+/// where libpsl is loaded, else each domain) and 3,300 in all, the least recently used insecure
+/// ones going first (§5.7, §6.1). `HttpOnly` and `SameSite` are
 /// recorded: an app's requests are neither scripts nor cross-site.
 ///
 /// A jar made with ``init(fileURL:keepsSessionCookies:)`` keeps its cookies in a file,

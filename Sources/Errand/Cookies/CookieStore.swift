@@ -12,9 +12,14 @@ struct CookieStore: Sendable {
         /// Orders cookies created at the same instant as they arrived (§5.8.3, step 2).
         var sequence: UInt64
         var lastAccess: Date
+        /// The site the cookie's domain belongs to, which the limit per domain counts by.
+        var site: String
     }
 
-    /// The most cookies of one domain: past it, §5.7's eviction removes ``domainPurge`` of them.
+    /// The most cookies of one site — the registrable domain (`example.co.uk`) of the cookies'
+    /// domains where the full public suffix list is loaded, else each domain itself: past it,
+    /// §5.7's eviction removes ``domainPurge`` of them. Counting by site, as browsers do, keeps a
+    /// host many labels deep from filling the jar with a full set per domain above it.
     static let domainLimit = 180
     static let domainPurge = 30
     /// The most cookies in all: past it, eviction removes ``totalPurge``.
@@ -29,6 +34,8 @@ struct CookieStore: Sendable {
     /// How many secure cookies each domain holds, by name: a plain-http response may not shadow
     /// one (§5.7, step 16), and the check looks only at the domains that hold one of its name.
     private var secureDomains: [String: [String: Int]] = [:]
+    /// How many cookies each site holds.
+    private var siteCounts: [String: Int] = [:]
 
     /// Stores `cookie`, replacing one of the same name, domain, host-only flag and path, whose
     /// creation time it keeps; `fromSecureOrigin` says whether it came over a secure connection.
@@ -40,11 +47,13 @@ struct CookieStore: Sendable {
         var list = entries[cookie.domain] ?? []
         var sequence = nextSequence
         if let index = list.firstIndex(where: {
-            $0.cookie.name == cookie.name && $0.cookie.isHostOnly == cookie.isHostOnly && $0.cookie.path == cookie.path
+            // Bytes, as §5.7 compares them: `==` on strings would take `é` and `e\u{301}` for one name.
+            $0.cookie.name.utf8.elementsEqual(cookie.name.utf8) && $0.cookie.isHostOnly == cookie.isHostOnly
+                && $0.cookie.path.utf8.elementsEqual(cookie.path.utf8)
         }) {
             cookie.createdAt = list[index].cookie.createdAt
             sequence = list[index].sequence
-            forget(list.remove(at: index).cookie)
+            forget(list.remove(at: index))
         } else {
             nextSequence += 1
         }
@@ -52,13 +61,29 @@ struct CookieStore: Sendable {
             entries[cookie.domain] = list.isEmpty ? nil : list
             return true
         }
-        list.append(Entry(cookie: cookie, sequence: sequence, lastAccess: now))
+        let site = Self.site(of: cookie.domain)
+        list.append(Entry(cookie: cookie, sequence: sequence, lastAccess: now, site: site))
         count += 1
+        siteCounts[site, default: 0] += 1
         if cookie.isSecure { secureDomains[cookie.name, default: [:]][cookie.domain, default: 0] += 1 }
-        if list.count > Self.domainLimit { evict(from: &list, now: now) }
         entries[cookie.domain] = list
+        if siteCounts[site, default: 0] > Self.domainLimit { evict(site: site, now: now) }
         if count > Self.totalLimit { evictAcrossDomains(now: now) }
         return true
+    }
+
+    /// The registrable domain of `domain`: the shortest name ending it that is not a public
+    /// suffix; `domain` itself for an IP address or without the full list.
+    private static func site(of domain: String) -> String {
+        let list = PublicSuffixList.system
+        guard list.isComplete, !Cookie.isIPAddress(domain) else { return domain }
+        var start = domain.utf8.endIndex
+        while let dot = domain.utf8[..<start].lastIndex(of: UInt8(ascii: ".")) {
+            let name = String(domain[domain.utf8.index(after: dot)...])
+            if !list.isPublicSuffix(name) { return name }
+            start = dot
+        }
+        return domain
     }
 
     /// Where a cookie a request carries lives, and what orders it.
@@ -183,18 +208,13 @@ struct CookieStore: Sendable {
     /// Removes every cookie of `domain` and of the domains below it.
     mutating func removeCookies(forDomain domain: String) {
         for key in entries.keys where key == domain || key.hasSuffix("." + domain) {
-            for entry in entries.removeValue(forKey: key) ?? [] { forget(entry.cookie) }
+            for entry in entries.removeValue(forKey: key) ?? [] { forget(entry) }
         }
     }
 
     /// Removes every cookie for which `shouldRemove` is true.
     mutating func removeAll(where shouldRemove: (Cookie) -> Bool) {
-        for (key, list) in entries {
-            let kept = list.filter { !shouldRemove($0.cookie) }
-            guard kept.count != list.count else { continue }
-            for entry in list where shouldRemove(entry.cookie) { forget(entry.cookie) }
-            entries[key] = kept.isEmpty ? nil : kept
-        }
+        removeAll(inKeys: Array(entries.keys)) { shouldRemove($0.cookie) }
     }
 
     /// Whether a secure cookie of `cookie`'s name lives where `cookie` would shadow it: a domain
@@ -204,14 +224,18 @@ struct CookieStore: Sendable {
         return domains.keys.contains { domain in
             (Cookie.domain(domain, matches: cookie.domain) || Cookie.domain(cookie.domain, matches: domain))
                 && (entries[domain] ?? []).contains { entry in
-                    entry.cookie.isSecure && entry.cookie.name == cookie.name && entry.cookie.matches(path: cookie.path)
+                    entry.cookie.isSecure && entry.cookie.name.utf8.elementsEqual(cookie.name.utf8)
+                        && entry.cookie.matches(path: cookie.path)
                 }
         }
     }
 
     /// Takes a removed cookie out of the counts.
-    private mutating func forget(_ cookie: Cookie) {
+    private mutating func forget(_ entry: Entry) {
+        let cookie = entry.cookie
         count -= 1
+        siteCounts[entry.site, default: 1] -= 1
+        if siteCounts[entry.site] == 0 { siteCounts[entry.site] = nil }
         if cookie.isSecure, var domains = secureDomains[cookie.name] {
             domains[cookie.domain, default: 1] -= 1
             if domains[cookie.domain] == 0 { domains[cookie.domain] = nil }
@@ -220,39 +244,53 @@ struct CookieStore: Sendable {
     }
 
     private mutating func removeExpired(from list: inout [Entry], now: Date) {
-        for entry in list where entry.cookie.isExpired(at: now) { forget(entry.cookie) }
+        for entry in list where entry.cookie.isExpired(at: now) { forget(entry) }
         list.removeAll { $0.cookie.isExpired(at: now) }
     }
 
-    /// §5.7's eviction for one domain: expired cookies first, then insecure ones, then any — the
+    /// §5.7's eviction for one site: expired cookies first, then insecure ones, then any — the
     /// least recently used first — until ``domainPurge`` fewer than the limit remain.
-    private mutating func evict(from list: inout [Entry], now: Date) {
-        removeExpired(from: &list, now: now)
-        let target = Self.domainLimit - Self.domainPurge
-        guard list.count > target else { return }
-        let victims = list.indices.sorted { first, second in
-            let (a, b) = (list[first], list[second])
-            if a.cookie.isSecure != b.cookie.isSecure { return !a.cookie.isSecure }
-            return a.lastAccess < b.lastAccess
-        }.prefix(list.count - target)
-        for index in victims { forget(list[index].cookie) }
-        let removed = Set(victims)
-        list = list.indices.filter { !removed.contains($0) }.map { list[$0] }
+    private mutating func evict(site: String, now: Date) {
+        // A site's cookies are filed under the site or a domain below it.
+        let keys = entries.keys.filter { Cookie.domain($0, matches: site) }
+        removeAll(inKeys: keys) { entry in entry.site == site && entry.cookie.isExpired(at: now) }
+        evictLeastRecentlyUsed(inKeys: keys, to: Self.domainLimit - Self.domainPurge, count: siteCounts[site] ?? 0) {
+            $0.site == site
+        }
     }
 
-    /// §5.7's eviction across the jar: expired cookies, then the least recently used, until
-    /// ``totalPurge`` fewer than the limit remain.
+    /// §5.7's eviction across the jar: expired cookies, then insecure ones, then any — the least
+    /// recently used first — until ``totalPurge`` fewer than the limit remain.
     private mutating func evictAcrossDomains(now: Date) {
         removeAll { $0.isExpired(at: now) }
-        let target = Self.totalLimit - Self.totalPurge
+        evictLeastRecentlyUsed(inKeys: Array(entries.keys), to: Self.totalLimit - Self.totalPurge, count: count) { _ in
+            true
+        }
+    }
+
+    /// Removes the entries of `keys`' lists that `isCandidate` admits, insecure before secure and
+    /// least recently used first, until `count` of them come down to `target`.
+    private mutating func evictLeastRecentlyUsed(
+        inKeys keys: [String], to target: Int, count: Int, where isCandidate: (Entry) -> Bool
+    ) {
         guard count > target else { return }
-        var all = entries.values.flatMap { $0 }
-        all.sort { $0.lastAccess != $1.lastAccess ? $0.lastAccess < $1.lastAccess : $0.sequence < $1.sequence }
-        let victims = Set(all.prefix(count - target).map(\.sequence))
-        for (key, list) in entries {
-            let kept = list.filter { !victims.contains($0.sequence) }
+        var candidates = keys.flatMap { (entries[$0] ?? []).filter(isCandidate) }
+        candidates.sort { first, second in
+            if first.cookie.isSecure != second.cookie.isSecure { return !first.cookie.isSecure }
+            if first.lastAccess != second.lastAccess { return first.lastAccess < second.lastAccess }
+            return first.sequence < second.sequence
+        }
+        let victims = Set(candidates.prefix(count - target).map(\.sequence))
+        removeAll(inKeys: keys) { victims.contains($0.sequence) }
+    }
+
+    /// Removes the entries of `keys`' lists for which `shouldRemove` is true.
+    private mutating func removeAll(inKeys keys: [String], where shouldRemove: (Entry) -> Bool) {
+        for key in keys {
+            guard let list = entries[key] else { continue }
+            let kept = list.filter { !shouldRemove($0) }
             guard kept.count != list.count else { continue }
-            for entry in list where victims.contains(entry.sequence) { forget(entry.cookie) }
+            for entry in list where shouldRemove(entry) { forget(entry) }
             entries[key] = kept.isEmpty ? nil : kept
         }
     }

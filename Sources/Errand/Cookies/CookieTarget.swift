@@ -57,18 +57,23 @@ struct CookieTarget: Sendable {
     /// Steps 20–22: `__Secure-` needs `Secure`; `__Host-` needs it too, no `Domain` and the path
     /// `/`; a nameless cookie may not look like either. Prefixes are matched in any case.
     private static func prefixesHold(for cookie: Cookie, hasPathAttribute: Bool) -> Bool {
-        let name = cookie.name.lowercased()
-        if name.hasPrefix("__secure-") && !cookie.isSecure { return false }
-        if name.hasPrefix("__host-")
+        if hasPrefix("__secure-", cookie.name) && !cookie.isSecure { return false }
+        if hasPrefix("__host-", cookie.name)
             && !(cookie.isSecure && cookie.isHostOnly && hasPathAttribute && cookie.path == "/")
         {
             return false
         }
-        if cookie.name.isEmpty {
-            let value = cookie.value.lowercased()
-            if value.hasPrefix("__secure-") || value.hasPrefix("__host-") { return false }
+        if cookie.name.isEmpty, hasPrefix("__secure-", cookie.value) || hasPrefix("__host-", cookie.value) {
+            return false
         }
         return true
+    }
+
+    /// Whether `text` starts with the bytes of `prefix` in any ASCII case. Not `hasPrefix`: it
+    /// compares characters, and a combining mark after the `-` would hide the prefix.
+    private static func hasPrefix(_ prefix: StaticString, _ text: String) -> Bool {
+        let prefix = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return text.utf8.starts(with: prefix) { $0.asciiLowercased == $1 }
     }
 
     /// `path` with each `%XX` that encodes an unreserved character (letter, digit, `-._~`) decoded.

@@ -114,7 +114,10 @@ struct SetCookie: Sendable, Equatable {
 
     /// §5.1.4's default path of a request to `path`: up to its last `/`, or `/`.
     static func defaultPath(of path: String) -> Substring {
-        guard path.first == "/", let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
+        // Bytes: a combining mark after a `/` makes one character of the two.
+        guard path.utf8.first == UInt8(ascii: "/"), let last = path.utf8.lastIndex(of: UInt8(ascii: "/")),
+            last != path.startIndex
+        else { return "/" }
         return path[..<last]
     }
 
