@@ -44,7 +44,10 @@ struct CookieStore: Sendable {
     mutating func insert(_ cookie: Cookie, fromSecureOrigin: Bool, now: Date) -> Bool {
         var cookie = cookie
         if !cookie.isSecure && !fromSecureOrigin && shadowsSecureCookie(cookie) { return false }
-        var list = entries[cookie.domain] ?? []
+        // Out of the dictionary while it changes, so that appending does not copy it.
+        var list = entries.removeValue(forKey: cookie.domain) ?? []
+        // Every cookie of a domain has its site: the list's first tells it without a lookup.
+        let site = list.first?.site ?? Self.site(of: cookie.domain)
         var sequence = nextSequence
         if let index = list.firstIndex(where: {
             // Bytes, as §5.7 compares them: `==` on strings would take `é` and `e\u{301}` for one name.
@@ -61,7 +64,6 @@ struct CookieStore: Sendable {
             entries[cookie.domain] = list.isEmpty ? nil : list
             return true
         }
-        let site = Self.site(of: cookie.domain)
         list.append(Entry(cookie: cookie, sequence: sequence, lastAccess: now, site: site))
         count += 1
         siteCounts[site, default: 0] += 1
