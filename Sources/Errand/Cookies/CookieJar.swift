@@ -17,8 +17,8 @@ import Foundation
 /// hosts, and never shadowed from plain `http`; the `__Secure-` and `__Host-` prefixes; cookies
 /// sent longest path first, then oldest (§5.8.3); at most 180 per site (the registrable domain
 /// where libpsl is loaded, else each domain) and 3,300 in all, the least recently used insecure
-/// ones going first (§5.7, §6.1). `HttpOnly` and `SameSite` are
-/// recorded: an app's requests are neither scripts nor cross-site.
+/// ones going first (§5.7, §6.1). `HttpOnly` and `SameSite` are recorded: an app's requests are
+/// neither scripts nor cross-site; `SameSite=None` without `Secure` is ignored (§5.7).
 ///
 /// A jar made with ``init(fileURL:keepsSessionCookies:)`` keeps its cookies in a file,
 /// owner-only and replaced whole on each change, so a crash leaves the old file or the new one.

@@ -50,6 +50,8 @@ struct CookieTarget: Sendable {
             createdAt: now)
         // Step 13: a Secure cookie only from a secure origin.
         if cookie.isSecure && !isSecure { return nil }
+        // Step 17: `SameSite=None` only with `Secure`.
+        if cookie.sameSite == .none && !cookie.isSecure { return nil }
         guard Self.prefixesHold(for: cookie, hasPathAttribute: setCookie.path != nil) else { return nil }
         return cookie
     }

@@ -120,4 +120,11 @@ struct CookieReviewTests {
         #expect(kept.filter { $0.name.hasPrefix("new") }.count == 100)
         #expect(jar.cookieHeader(for: try #require(URL(string: "https://other.example.com/"))) == nil)
     }
+
+    @Test func sameSiteNoneWithoutSecureIsIgnored() throws {
+        let jar = CookieJar()
+        let origin = try #require(URL(string: "https://example.org/"))
+        jar.storeCookies(fromSetCookieFields: ["a=1; SameSite=None", "b=2; SameSite=None; Secure"], for: origin)
+        #expect(jar.cookieHeader(for: origin) == "b=2")
+    }
 }
