@@ -96,11 +96,18 @@ struct SetCookie: Sendable, Equatable {
         return fields.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
-    /// Whether `rest` begins, after spaces, with a name without spaces and then `=`.
+    /// Whether `rest` begins, after spaces, with a name without spaces and then `=`. Looks no
+    /// further than the name's end — at the latest the next comma — so that splitting a field is
+    /// linear in its length, however many commas without an `=` after them a server sends.
     private static func startsCookie(_ rest: ArraySlice<UInt8>) -> Bool {
         let name = rest.drop { $0 == 0x20 || $0 == 0x09 }
-        guard let equals = name.firstIndex(of: UInt8(ascii: "=")), equals > name.startIndex else { return false }
-        return !name[..<equals].contains { [0x20, 0x09, UInt8(ascii: ";"), UInt8(ascii: ",")].contains($0) }
+        guard
+            let end = name.firstIndex(where: {
+                $0 == UInt8(ascii: "=") || $0 == 0x20 || $0 == 0x09 || $0 == UInt8(ascii: ";")
+                    || $0 == UInt8(ascii: ",")
+            })
+        else { return false }
+        return name[end] == UInt8(ascii: "=") && end > name.startIndex
     }
 
     /// §5.1.4's default path of a request to `path`: up to its last `/`, or `/`.
