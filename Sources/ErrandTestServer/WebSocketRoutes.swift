@@ -25,7 +25,9 @@ import Foundation
 ///     the default windows and context takeover) and then uses both ways;
 ///   - `protocol=NAME` / `extensions=VALUE` / `accept=VALUE`: these header fields of the 101 as
 ///     given, to answer with what the client did not offer; by default the first subprotocol
-///     offered is chosen and no extension.
+///     offered is chosen and no extension;
+///   - `set_cookie=VALUE` (repeatable): a `Set-Cookie: VALUE` field in the 101 for each, as a
+///     load balancer pins a socket's later reconnects with a cookie.
 ///
 /// - `GET /ws/quotes?count=N&drop_at=K&interval_ms=I`: a live quote feed. After the client's
 ///   `{"subscribe":["AAPL",…],"after":S}` it sends `{"seq":n,"symbol":…,"price":…}` for n = S+1 … N
@@ -110,6 +112,9 @@ enum WebSocketRoutes {
             context.query("flood") == nil ? "permessage-deflate" : "permessage-deflate; server_no_context_takeover"
         if let extensions = context.query("extensions") ?? (compresses ? deflate : nil) {
             head.append("Sec-WebSocket-Extensions: \(extensions)")
+        }
+        for item in request.queryItems where item.name == "set_cookie" {
+            head.append("Set-Cookie: \(item.value)")
         }
         let script = WebSocketPeer.Script(
             greetings: (context.queryInteger("send", in: 0...1_000_000) ?? nil) ?? 0,

@@ -45,8 +45,8 @@ public final class AccountStore<Credential: AuthenticationCredential & Codable>:
     /// Whether each account's cookie jar saves session cookies too. Default `false`: they last
     /// as long as the process.
     public let keepsSessionCookies: Bool
-    /// The accounts' cookie jars opened so far, by account id.
-    let cookieJars = Locked<[String: CookieJar]>([:])
+    /// The accounts' cookie jars opened so far, by account id, and the sign-outs that deleted one.
+    let cookieJars = Locked(AccountCookieJars())
 
     /// Opens the store `name` in `directory`, reading its file if there is one.
     ///

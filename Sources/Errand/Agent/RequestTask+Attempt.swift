@@ -4,14 +4,18 @@ import Foundation
 /// they arrive, ended or abandoned — each step checked against the attempt in flight, so that
 /// events of an earlier or abandoned attempt are ignored.
 extension RequestTask {
-    /// Starts the next attempt with `request`; `nil` when the task was cancelled or finished meanwhile.
-    func beginAttempt(_ request: TransportRequest) -> Int? {
-        state.withLock { state in
+    /// Starts the next attempt with `request`; `nil` when the task was cancelled or finished
+    /// meanwhile. `recordsJarCookies`: keep the cookies its jar gives now (``sentJarCookieHeader``).
+    func beginAttempt(_ request: TransportRequest, recordsJarCookies: Bool = false) -> Int? {
+        // Read before the transport sends it, outside the task's lock: the jar has a lock of its own.
+        let jarCookieHeader = recordsJarCookies ? request.jarCookieHeader : nil
+        return state.withLock { state in
             guard state.phase == .started, !state.isCancelled else { return nil }
             state.attempt += 1
             state.attemptInFlight = true
             state.bodyFiles.transportStarted()
             state.sentRequest = request
+            state.sentJarCookieHeader = jarCookieHeader
             state.head = nil
             state.body = Data()
             state.trailers = [:]

@@ -18,6 +18,9 @@ extension RequestTask {
         /// The folder its response is cached in, chosen when it started.
         var cacheFolder: URL?
         var sentRequest: TransportRequest?
+        /// The `Cookie` value ``sentRequest``'s jar gave as it went out: the jar has the cookies
+        /// its response set by the time the response is stored, and the cache compares the request as sent.
+        var sentJarCookieHeader: String?
         var attempt = 0
         /// From sending an attempt until its response is complete.
         var attemptInFlight = false

@@ -63,6 +63,9 @@ public final class RequestTask: Sendable {
     /// The request as last sent, after interceptors adapted it; `nil` before the first attempt.
     public var sentRequest: TransportRequest? { state[\.sentRequest] }
 
+    /// The `Cookie` value ``sentRequest``'s jar gave as it went out, when the attempt recorded it.
+    var sentJarCookieHeader: String? { state[\.sentJarCookieHeader] }
+
     /// The response, once one arrived — also when validation then failed it, so the body of a
     /// 404 can be read. `nil` when the request failed before the server answered. Between
     /// attempts, the last attempt's response, as interceptors deciding on a retry see it.

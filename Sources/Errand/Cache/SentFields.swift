@@ -29,13 +29,19 @@ package struct SentFields: Sendable {
     /// it marks as credentials as one more (``markedCredentials``), so that a response to one
     /// credential answers it alone, whatever the field that carries it.
     package func headers(of request: TransportRequest) -> [String: String] {
+        headers(of: request, jarCookieHeader: request.jarCookieHeader)
+    }
+
+    /// `request`'s fields as ``headers(of:)`` gives them, with `jarCookieHeader` as the cookies
+    /// its jar added: what the jar gave when it went out, for a request whose response is in.
+    package func headers(of request: TransportRequest, jarCookieHeader: String?) -> [String: String] {
         // As the request goes out: a field whose name marks a secret is a credential too.
         let request = request.markingSecretHeaders()
         var headers = request.headers
         for (name, value) in additional where headers.headerField(name) == nil {
             headers[name] = value
         }
-        if let cookie = request.jarCookieHeader { headers["Cookie"] = cookie }
+        if request.headers.headerField("Cookie") == nil, let cookie = jarCookieHeader { headers["Cookie"] = cookie }
         let marked = request.credentialHeaders.compactMap { name in
             request.headers.headerField(name).map { "\(name.lowercased())=\($0)" }
         }

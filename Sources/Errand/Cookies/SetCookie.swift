@@ -96,20 +96,18 @@ struct SetCookie: Sendable, Equatable {
         return fields.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
-    /// Whether `rest` begins, after spaces, with a name without spaces and then `=`.
-    ///
-    /// The look stops at the first byte no name holds, so that it never reads past the next
-    /// comma: a value of many commas costs one pass, not one per comma.
+    /// Whether `rest` begins, after spaces, with a name without spaces and then `=`. Looks no
+    /// further than the name's end — at the latest the next comma — so that splitting a field is
+    /// linear in its length, however many commas without an `=` after them a server sends.
     private static func startsCookie(_ rest: ArraySlice<UInt8>) -> Bool {
         let name = rest.drop { $0 == 0x20 || $0 == 0x09 }
-        for index in name.indices {
-            switch name[index] {
-            case UInt8(ascii: "="): return index > name.startIndex
-            case 0x20, 0x09, UInt8(ascii: ";"), UInt8(ascii: ","): return false
-            default: continue
-            }
-        }
-        return false
+        guard
+            let end = name.firstIndex(where: {
+                $0 == UInt8(ascii: "=") || $0 == 0x20 || $0 == 0x09 || $0 == UInt8(ascii: ";")
+                    || $0 == UInt8(ascii: ",")
+            })
+        else { return false }
+        return name[end] == UInt8(ascii: "=") && end > name.startIndex
     }
 
     /// §5.1.4's default path of a request to `path`: up to its last `/`, or `/`.

@@ -18,12 +18,17 @@ public struct AccessToken: AuthenticationCredential, Codable, Hashable {
     }
 
     /// Reads the token response `response`, its `expires_in` counted from now.
-    /// - Throws: ``ErrandError/decoding(_:)`` when it holds no `access_token` string.
+    /// - Throws: ``ErrandError/decoding(_:)`` when it holds no `access_token` string, or one with
+    ///   a control character: sent in a header field, a line break would end the field and start
+    ///   another of the server's choosing.
     public init(tokenResponse response: Response) throws(ErrandError) {
         guard let object = response.jsonObject as? [String: Any], let value = object["access_token"] as? String,
             !value.isEmpty
         else {
             throw .decoding("the token response holds no access_token string")
+        }
+        guard !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+            throw .decoding("the token response's access_token holds a control character")
         }
         let lifetime = (object["expires_in"] as? NSNumber)?.doubleValue
         self.init(value: value, expiresAt: lifetime.flatMap { $0.isFinite ? Date().addingTimeInterval($0) : nil })

@@ -83,7 +83,7 @@ public final class AuthenticationInterceptor<A: Authenticator>: RequestIntercept
             accountKey: store.accountKey, current: { store.current }, credential: { store.revisedCredential(for: $0) },
             save: { credential, id throws(ErrandError) in try store.save(credential, for: id) },
             replace: { store.replace($0, revision: $1, with: $2) },
-            cookieJar: { id throws(ErrandError) in try store.cookieJar(for: id) })
+            cookieJar: { id throws(ErrandError) in try store.requestCookieJar(for: id) })
         state = Locked(State())
     }
 

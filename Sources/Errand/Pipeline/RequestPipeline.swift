@@ -191,7 +191,8 @@ final class RequestPipeline: Sendable {
         _ task: RequestTask, _ plan: RequestPlan, _ request: TransportRequest, _ outgoing: TransportRequest
     ) {
         let (download, upload, stream) = (task.download, task.upload, task.stream)
-        guard let attempt = task.beginAttempt(outgoing) else {
+        let recordsJarCookies = plan.cache?.followsHTTPCaching == true
+        guard let attempt = task.beginAttempt(outgoing, recordsJarCookies: recordsJarCookies) else {
             return scheduler.release(task)  // Cancelled meanwhile: it has finished.
         }
         task.monitors.request(task, willSend: outgoing)
@@ -357,7 +358,10 @@ final class RequestPipeline: Sendable {
     /// Stores a success in the cache, or serves a stale entry in place of a failure, and finishes.
     private func conclude(_ task: RequestTask, _ plan: RequestPlan, response: Response?, error: ErrandError?) {
         // An HTTP cache compares the fields the last attempt went out with; YTKNetwork's, none.
-        let sent = plan.cache?.followsHTTPCaching == true ? task.sentRequest.map(sentFields.headers(of:)) : [:]
+        // The cookies as the attempt sent them, not as its response's `Set-Cookie` left the jar.
+        let sent =
+            plan.cache?.followsHTTPCaching == true
+            ? task.sentRequest.map { sentFields.headers(of: $0, jarCookieHeader: task.sentJarCookieHeader) } : [:]
         if let fallback = staleFallback(plan.cache, sending: sent, response: response, error: error) {
             return serveCached(task, fallback, error: refusal(of: fallback, plan))
         }

@@ -72,6 +72,9 @@ final class CurlSocket {
     let id: Int
     let mailbox: CurlEventMailbox
     let url: URL
+    /// Where the answer's `Set-Cookie` fields are stored, by the URL the handshake went to.
+    private let cookieJar: CookieJar?
+    private let requestURL: URL
     /// The host overrides libcurl reads while connecting; freed with the handle.
     private(set) var resolveList: UnsafeMutableRawPointer?
     /// libcurl's handle of the connection; `nil` once the connection is the socket's alone.
@@ -108,6 +111,8 @@ final class CurlSocket {
         mailbox = opening.mailbox
         // Errors name the address the app asked for, not the one libcurl was given.
         url = WebSocketURL.webSocket(opening.request.url)
+        cookieJar = opening.request.cookieJar
+        requestURL = opening.request.url
         handshakeDeadline = opening.handshakeDeadline
         writes = [Write(bytes: opening.head) { _ in }]
     }
@@ -317,6 +322,14 @@ final class CurlSocket {
         for event in events {
             switch event {
             case .head(let statusCode, let headers):
+                // A `101` sets cookies as any answer does (a load balancer's sticky one); stored
+                // off the curl thread, as a jar saved to a file writes it, before the head is seen.
+                let setCookies = answer.setCookieFields
+                if !setCookies.isEmpty, let cookieJar {
+                    mailbox.perform(batch: batch) { [requestURL] in
+                        cookieJar.storeCookies(fromSetCookieFields: setCookies, for: requestURL)
+                    }
+                }
                 mailbox.post(.responseHead(statusCode: statusCode, headers: headers), batch: batch)
                 if statusCode == 101 { phase = .open }
             case .upgraded(let bytes), .body(let bytes):

@@ -57,6 +57,11 @@ package struct HandshakeAnswerReader {
 
     package init() {}
 
+    /// The final head's `Set-Cookie` values, each apart (they hold commas); empty before it ends.
+    package var setCookieFields: [String] {
+        head.values(of: "Set-Cookie")
+    }
+
     /// Whether a `101` came and its head ended: what follows is the peer's.
     package var isUpgraded: Bool {
         if case .upgraded = step { true } else { false }

@@ -5,7 +5,7 @@ import Testing
 
 /// The jar against a hostile server and a hostile file: what a response or the disk may hold
 /// and what the jar then costs, keeps and sends.
-struct CookieReviewTests {
+struct CookieJarHostileTests {
     @Test func joinedFieldsWithManyCommasStayOneField() {
         // URLSession joins the fields; a server controls how many commas follow a cookie. A split
         // that looked ahead for `=` from every comma took minutes over this one.
