@@ -24,12 +24,15 @@ public struct AccountCacheDirPathFilter: CacheDirPathFilter {
     }
 
     /// The folder an account's responses are cached in, relative to the cache directory.
+    ///
+    /// Capital letters are escaped like any other byte: on a disk that ignores case (macOS's
+    /// default) `Ann` and `ann` would otherwise share one folder, and one's responses and cookies.
     static func folderName(for account: String) -> String {
         var name = "account-"
         for byte in account.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "@"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                UInt8(ascii: "_"), UInt8(ascii: "@"):
                 name.append(Character(Unicode.Scalar(byte)))
             default:
                 name += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
