@@ -65,8 +65,11 @@ let package = Package(
         // h2-server.sh starts the local HTTP/2 server the connection benchmarks run against;
         // Peers/ is a package of its own, which compares Errand with other clients (peers.sh runs it).
         .executableTarget(
-            name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer"], path: "Benchmarks",
-            exclude: ["h2-server.sh", "alternate.sh", "peers.sh", "README.md", "Peers"]),
+            name: "ErrandBenchmarks", dependencies: ["Errand", "ErrandTestServer", "CErrandAllocationCounter"],
+            path: "Benchmarks",
+            exclude: ["h2-server.sh", "alternate.sh", "peers.sh", "README.md", "Peers", "AllocationCounter"]),
+        // The benchmarks' heap allocation counter (`--allocations`), linked into them alone.
+        .target(name: "CErrandAllocationCounter", path: "Benchmarks/AllocationCounter"),
         // libFuzzer targets for every parser of server- or file-controlled input. Built with
         // -sanitize=fuzzer (Fuzz/run.sh) libFuzzer drives it; built plainly it replays the files
         // given to it, so the seed corpora in Fuzz/Corpus run as a regression check.

@@ -45,10 +45,11 @@ enum BareCurl {
             latencies.reserveCapacity(total)
             let began = clock.now
             let cpuStart = ProcessCPU.now()
+            let allocationStart = ProcessAllocations.now()
             for _ in 0..<total { latencies.append(try once()) }
             return Measurement(
                 name: name, operations: total, samples: latencies, wall: clock.now - began,
-                cpu: ProcessCPU.now() - cpuStart)
+                cpu: ProcessCPU.now() - cpuStart, allocations: ProcessAllocations.since(allocationStart))
         }
     }
 
@@ -60,10 +61,11 @@ enum BareCurl {
             let clock = ContinuousClock()
             let began = clock.now
             let cpuStart = ProcessCPU.now()
+            let allocationStart = ProcessAllocations.now()
             let latencies = try multi.run(total: total)
             return Measurement(
                 name: name, operations: total, samples: latencies, wall: clock.now - began,
-                cpu: ProcessCPU.now() - cpuStart)
+                cpu: ProcessCPU.now() - cpuStart, allocations: ProcessAllocations.since(allocationStart))
         }
     }
 

@@ -20,10 +20,11 @@ enum Load {
         let clock = ContinuousClock()
         let began = clock.now
         let cpuStart = ProcessCPU.now()
+        let allocationStart = ProcessAllocations.now()
         let latencies = try await Pump(total: total, start: start).run(inFlight: inFlight)
         return Measurement(
             name: name, operations: total, samples: latencies, wall: clock.now - began,
-            cpu: ProcessCPU.now() - cpuStart)
+            cpu: ProcessCPU.now() - cpuStart, allocations: ProcessAllocations.since(allocationStart))
     }
 
     /// Runs `total` async operations, `inFlight` child tasks each awaiting its share in turn.
@@ -37,10 +38,11 @@ enum Load {
         let clock = ContinuousClock()
         let began = clock.now
         let cpuStart = ProcessCPU.now()
+        let allocationStart = ProcessAllocations.now()
         let latencies = try await runAsync(total: total, inFlight: inFlight, operation: operation)
         return Measurement(
             name: name, operations: total, samples: latencies, wall: clock.now - began,
-            cpu: ProcessCPU.now() - cpuStart)
+            cpu: ProcessCPU.now() - cpuStart, allocations: ProcessAllocations.since(allocationStart))
     }
 
     private static func runAsync(

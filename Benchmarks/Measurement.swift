@@ -1,3 +1,4 @@
+import CErrandAllocationCounter
 import Foundation
 
 /// One benchmark's outcome: the time each operation took, and the wall time of the whole run.
@@ -14,13 +15,19 @@ struct Measurement: Sendable {
     /// included. On a shared machine it varies less than wall time, and on two cores it is
     /// what bounds throughput.
     let cpuNanoseconds: Double
+    /// Heap allocations the whole process made during the run, with `--allocations`; else `nil`.
+    let allocations: UInt64?
 
-    init(name: String, operations: Int, samples: [Duration], wall: Duration, cpu: Duration) {
+    init(
+        name: String, operations: Int, samples: [Duration], wall: Duration, cpu: Duration,
+        allocations: UInt64? = nil
+    ) {
         self.name = name
         self.operations = operations
         self.samples = samples.map(\.nanoseconds).sorted()
         self.wallNanoseconds = wall.nanoseconds
         self.cpuNanoseconds = cpu.nanoseconds
+        self.allocations = allocations
     }
 
     var median: Double { percentile(50) }
@@ -33,6 +40,10 @@ struct Measurement: Sendable {
 
     var cpuPerOperation: Double {
         operations > 0 ? cpuNanoseconds / Double(operations) : 0
+    }
+
+    var allocationsPerOperation: Double? {
+        allocations.map { operations > 0 ? Double($0) / Double(operations) : 0 }
     }
 
     /// Nearest-rank percentile: a value that was actually observed, never an interpolation.
@@ -56,6 +67,7 @@ enum Microbenchmark {
         samples.reserveCapacity(batches)
         let start = clock.now
         let cpuStart = ProcessCPU.now()
+        let allocationStart = ProcessAllocations.now()
         for _ in 0..<batches {
             let batchStart = clock.now
             for _ in 0..<batch { try body() }
@@ -63,7 +75,7 @@ enum Microbenchmark {
         }
         return Measurement(
             name: name, operations: batches * batch, samples: samples, wall: clock.now - start,
-            cpu: ProcessCPU.now() - cpuStart)
+            cpu: ProcessCPU.now() - cpuStart, allocations: ProcessAllocations.since(allocationStart))
     }
 }
 
@@ -82,6 +94,25 @@ enum ProcessCPU {
         }
         return duration(usage.ru_utime) + duration(usage.ru_stime)
     }
+}
+
+/// The heap allocations of the whole process, every thread, counted by `CErrandAllocationCounter`
+/// once `--allocations` turned it on.
+enum ProcessAllocations {
+    /// Whether this platform can count them: glibc's.
+    static var isAvailable: Bool { errand_allocation_counting_available() != 0 }
+
+    static func start() { errand_allocation_counting_enable(1) }
+
+    /// The count so far; 0 while not counting.
+    static func now() -> UInt64 { errand_allocation_count() }
+
+    /// Allocations since `start`, a reading of ``now()``; `nil` when not counting.
+    static func since(_ start: UInt64) -> UInt64? {
+        isCounting ? now() - start : nil
+    }
+
+    static var isCounting: Bool { errand_allocation_counting_enabled() != 0 }
 }
 
 /// A benchmark could not produce numbers worth printing, for example because requests failed.

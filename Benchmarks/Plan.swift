@@ -1,7 +1,7 @@
 /// What to run, from the command line.
 struct Plan: Sendable {
     static let usage = """
-        usage: ErrandBenchmarks [--only NAME]... [--iterations N] [--list] [soak flags]
+        usage: ErrandBenchmarks [--only NAME]... [--iterations N] [--allocations] [--list] [soak flags]
 
           --only NAME       run only the benchmark NAME, or the group NAME (such as
                             `loopback`, `stream` or `overhead.async`); repeat to run several.
@@ -9,6 +9,8 @@ struct Plan: Sendable {
                             ERRAND_BENCH_H2_CA, as Benchmarks/h2-server.sh prints them.
                             `soak` runs only when named: half an hour by default
           --iterations N    measure N operations per benchmark instead of its default
+          --allocations     count heap allocations (glibc only) and print allocs/op; the
+                            count costs every allocation, so time benchmarks without it
           --list            print the benchmark names and exit
 
         """ + SoakOptions.usage
@@ -19,10 +21,12 @@ struct Plan: Sendable {
         + CacheBenchmarks.names
         + RevalidationBenchmarks.names + ComposeBenchmarks.names
         + HandOffBenchmarks.names + LoopbackBenchmarks.names + ConnectionBenchmarks.names
-        + TransferBenchmarks.names + ResumedUploadBenchmark.names + StreamBenchmarks.names + WebSocketBenchmarks.names + [SoakBenchmark.name]
+        + TransferBenchmarks.names + ResumedUploadBenchmark.names + StreamBenchmarks.names + WebSocketBenchmarks.names
+        + [SoakBenchmark.name]
 
     var only: [String] = []
     var iterations: Int?
+    var countsAllocations = false
     var listOnly = false
     var helpOnly = false
     var soak = SoakOptions()
@@ -42,6 +46,8 @@ struct Plan: Sendable {
                     throw BenchmarkError(description: "--iterations needs a positive whole number")
                 }
                 iterations = value
+            case "--allocations":
+                countsAllocations = true
             case "--list":
                 listOnly = true
             case "--help", "-h":

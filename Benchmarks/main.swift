@@ -44,6 +44,13 @@ if plan.listOnly {
     exit(0)
 }
 
+if plan.countsAllocations {
+    guard ProcessAllocations.isAvailable else {
+        fail("--allocations: allocations are counted on glibc only", status: 2)
+    }
+    ProcessAllocations.start()
+}
+
 #if DEBUG
     print("warning: a debug build; these numbers say little. Use `swift run -c release ErrandBenchmarks`.\n")
 #endif
@@ -86,13 +93,16 @@ if !results.isEmpty {
     print()
     print(
         Format.table(
-            header: ["benchmark", "ops", "median", "p90", "throughput", "cpu/op"],
+            header: ["benchmark", "ops", "median", "p90", "throughput", "cpu/op"]
+                + (plan.countsAllocations ? ["allocs/op"] : []),
             rows: results.map {
                 [
                     $0.name, Format.count($0.operations), Format.duration(nanoseconds: $0.median),
                     Format.duration(nanoseconds: $0.p90), Format.rate($0.throughput),
                     Format.duration(nanoseconds: $0.cpuPerOperation),
                 ]
+                    + (plan.countsAllocations
+                        ? [$0.allocationsPerOperation.map { String(format: "%.1f", $0) } ?? "—"] : [])
             }))
 }
 
