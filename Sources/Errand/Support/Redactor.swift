@@ -4,15 +4,40 @@ import Foundation
 enum Redactor {
     static let placeholder = "<redacted>"
 
-    /// Parts of header and argument names that mark a secret.
+    /// Parts of header and argument names that mark a secret, lowercase ASCII.
     private static let sensitiveNameParts = [
         "token", "password", "passwd", "pwd", "secret", "auth", "cookie", "apikey", "api_key", "api-key",
         "session", "signature", "credential", "private",
-    ]
+    ].map { Array($0.utf8) }
 
+    /// Whether `name`, any case, contains a part that marks a secret. Asked of every header field
+    /// of every request: an ASCII name, as every header field's is, is searched as bytes, with no
+    /// string made; any other is lowercased by Unicode's rules first, so that a letter such as the
+    /// Kelvin sign, which lowercases to `k`, still spells `token`.
     static func isSensitive(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        return sensitiveNameParts.contains { lowered.contains($0) }
+        let search = { (bytes: UnsafeBufferPointer<UInt8>) -> Bool in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else {
+                let lowered = Array(name.lowercased().utf8)
+                return lowered.withUnsafeBufferPointer { lowered in
+                    sensitiveNameParts.contains { contains($0, in: lowered, ignoringASCIICase: false) }
+                }
+            }
+            return sensitiveNameParts.contains { contains($0, in: bytes, ignoringASCIICase: true) }
+        }
+        return name.utf8.withContiguousStorageIfAvailable(search) ?? Array(name.utf8).withUnsafeBufferPointer(search)
+    }
+
+    /// Whether `part` occurs in `bytes`; `ignoringASCIICase`, `A`–`Z` there match `a`–`z` in `part`.
+    private static func contains(
+        _ part: [UInt8], in bytes: UnsafeBufferPointer<UInt8>, ignoringASCIICase: Bool
+    ) -> Bool {
+        guard part.count <= bytes.count else { return false }
+        return (0...(bytes.count - part.count)).contains { start in
+            part.indices.allSatisfy { offset in
+                let byte = bytes[start + offset]
+                return (ignoringASCIICase ? byte.asciiLowercased : byte) == part[offset]
+            }
+        }
     }
 
     /// The URL with its user information and sensitive query values replaced; for display only.

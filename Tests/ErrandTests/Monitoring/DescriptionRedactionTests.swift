@@ -93,6 +93,17 @@ struct DescriptionRedactionTests {
         }
     }
 
+    /// Argument names need not be ASCII: one that lowercases to a marked part is marked.
+    @Test func aNameThatLowercasesToAMarkedPartIsSensitive() {
+        // U+212A KELVIN SIGN lowercases to an ASCII `k`.
+        for name in ["to\u{212A}en", "Пароль_password", "APIKEY", "x-Private", "my_pwd", "päss_Secret"] {
+            #expect(Redactor.isSensitive(name), "\(name)")
+        }
+        for name in ["", "p", "pw", "tokn", "Ключ", "séssion", "pass word"] {
+            #expect(!Redactor.isSensitive(name), "\(name)")
+        }
+    }
+
     @Test func jsonBodiesAreRedactedByKey() {
         let body = Data(#"{"user":"ann","auth":{"refresh_token":"r"},"list":[{"password":"p"}]}"#.utf8)
         let text = Redactor.body(body, contentType: "application/json")
